@@ -87,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"# {command}")
     print(
-        f"machine: {info['cpus']} CPUs ({info['cpu']}), {info['memory']} RAM, Python {info['python']}, "
+        f"machine: {info['cpus']} CPUs ({info['cpu']}), {info['memory']} RAM, Python "
+        f"{info['python']}, "
         f"{info['os']}, {info['date']}, load average at start {info['load']}\n",
         flush=True,
     )

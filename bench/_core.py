@@ -1,4 +1,5 @@
-"""The benchmark framework's values and helpers: timing statistics, results, the run context, peer venvs."""
+"""The benchmark framework's values and helpers: timing statistics, results, the run context, peer
+venvs."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ NANOBOT_VERSIONS = peerenv.NANOBOT_VERSIONS
 
 @dataclass(frozen=True)
 class Stats:
-    """Summary of timing samples (seconds per operation, or operations per second for throughput)."""
+    """Summary of timing samples (seconds per operation, or operations per second for
+    throughput)."""
 
     median: float
     p10: float
@@ -50,7 +52,8 @@ def stats_of(samples: list[float]) -> Stats:
 
 
 def measure(fn: Callable[[], Any], *, repeat: int, warmup: int = 1) -> tuple[Stats, list[float]]:
-    """Time ``fn`` ``repeat`` times after ``warmup`` untimed calls; returns the stats and the raw samples."""
+    """Time ``fn`` ``repeat`` times after ``warmup`` untimed calls; returns the stats and the raw
+    samples."""
     for _ in range(warmup):
         fn()
     samples = []
@@ -81,7 +84,8 @@ class Result:
     reverie: Stats
     peer: Stats | None = None
     peer_name: str = ""
-    unit: str = "s"  # "s" = seconds per operation (lower is better); anything else = throughput (higher is better)
+    # "s" = seconds per operation (lower is better); anything else = throughput (higher is better)
+    unit: str = "s"
     target: str = ""
     note: str = ""
 
@@ -96,7 +100,8 @@ class Result:
 
     def row(self) -> str:
         peer = (
-            f"{fmt(self.peer.median, self.unit)} ({self.peer.spread if self.unit == 's' else _tp_spread(self.peer)})"
+            f"{fmt(self.peer.median, self.unit)} "
+            f"({self.peer.spread if self.unit == 's' else _tp_spread(self.peer)})"
             if self.peer
             else "—"
         )
@@ -126,7 +131,8 @@ def _tp_spread(s: Stats) -> str:
 
 
 TABLE_HEADER = (
-    "| area | workload | Reverie median (p10–p90) | peer | peer median (p10–p90) | ratio (>1: Reverie better) "
+    "| area | workload | Reverie median (p10–p90) | peer | peer median (p10–p90) | ratio (>1: "
+    "Reverie better) "
     "| target | note |\n|---|---|---|---|---|---|---|---|"
 )
 
@@ -171,7 +177,8 @@ class Context:
     _tmp: list[Path] = field(default_factory=list)
 
     def tmpdir(self, prefix: str = "bench-") -> Path:
-        """A scratch folder on the cache's filesystem (so fsync figures are the workspace's), removed at exit."""
+        """A scratch folder on the cache's filesystem (so fsync figures are the workspace's),
+        removed at exit."""
         self.cache.mkdir(parents=True, exist_ok=True)
         path = Path(tempfile.mkdtemp(prefix=prefix, dir=self.cache))
         self._tmp.append(path)
@@ -185,7 +192,8 @@ class Context:
     def peer(
         self, version: str, script: str, args: dict[str, Any], *, timeout: float = 1800
     ) -> dict[str, Any]:
-        """Run ``bench/peers/<script>.py`` with ``args`` (JSON) inside the nanobot-ai ``version`` venv."""
+        """Run ``bench/peers/<script>.py`` with ``args`` (JSON) inside the nanobot-ai ``version``
+        venv."""
         python = ensure_nanobot(version)
         path = PEERS / f"{script}.py"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("REVERIE_", "PYTHON"))}

@@ -1,14 +1,16 @@
-"""The category bridge (``reverie.recall.categories``) measured on questions it did not see: LoCoMo's
-questions that name a category of fact ("What pets does Melanie have?", "What is Caroline's job?").
+"""The category bridge (``reverie.recall.categories``) measured on questions it did not see:
+LoCoMo's questions that name a category of fact ("What pets does Melanie have?", "What is Caroline's
+job?").
 
 The lexicon was written before this benchmark read a LoCoMo question, and is not tuned on it. Each
 conversation becomes a workspace of its sessions (``bench/recall.py``'s ``build_workspace``); every
-question with evidence that names a category is a query. Evidence recall R@k (the share of its evidence
-turns among the top k), two ways, as ``Memory.search`` ranks:
+question with evidence that names a category is a query. Evidence recall R@k (the share of its
+evidence turns among the top k), two ways, as ``Memory.search`` ranks:
 
 - ``query``: Recall's hits of the question alone (what search did before the bridge);
-- ``bridged``: ``with_categories`` as ``Memory.search`` uses it: the question's hits in Recall's order,
-  then the category's hits (additive: they fill in where the question's own words find little);
+- ``bridged``: ``with_categories`` as ``Memory.search`` uses it: the question's hits in Recall's
+  order, then the category's hits (additive: they fill in where the question's own words find
+  little);
 - ``re-sorted``: the design first tried, and measured worse here: the same pool ordered by the
   category-aware score (``categories.score``), Recall's order among equals.
 
@@ -165,7 +167,8 @@ def run_mem0_docs() -> None:
             print(f"  {'found' if hit else 'MISSED':6s} {query!r} <- {text!r}: {got[:3]}")
     n = len(MEM0_DOCS)
     print(
-        f"mem0's documented examples: {with_bridge} of {n} found ({alone} of {n} by the words alone)"
+        f"mem0's documented examples: {with_bridge} of {n} found ({alone} of {n} by the words "
+        "alone)"
     )
 
 

@@ -68,7 +68,7 @@ def _piped(ctx: Context) -> float:
 
 
 def _per_call(calls: int) -> tuple[list[float], list[float]]:
-    from reverie.activity import ModelActivity, ObservedClient
+    from reverie.llm.activity import ModelActivity, ObservedClient
     from reverie.llm.client import ModelClient
     from reverie.llm.scripted import ScriptedModel
     from reverie.storage.config import Config

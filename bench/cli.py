@@ -61,7 +61,9 @@ def run_child(
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def sample(argv: list[str], env: dict[str, str], runs: int, cwd: Path | None = None):  # type: ignore[no-untyped-def]
+def sample(  # type: ignore[no-untyped-def]
+    argv: list[str], env: dict[str, str], runs: int, cwd: Path | None = None
+):
     walls, cpus, rss = [], [], []
     for _ in range(runs):
         w, c, r = run_child(argv, env, cwd)
@@ -72,7 +74,8 @@ def sample(argv: list[str], env: dict[str, str], runs: int, cwd: Path | None = N
 
 
 def byte_compile(on: bool) -> None:
-    """Give Reverie's modules ``.pyc`` files (``on``) or remove them (the ``__pycache__`` folders are gitignored)."""
+    """Give Reverie's modules ``.pyc`` files (``on``) or remove them (the ``__pycache__`` folders
+    are gitignored)."""
     for cache in (ROOT / "reverie").rglob("__pycache__"):
         shutil.rmtree(cache)
     if on:
@@ -147,7 +150,8 @@ def run(ctx: Context) -> list[Result]:
                 peer[0] if peer else floor[0],
                 peer_name or "python -c pass (floor)",
                 target={"status": "≤ 0.1 s", KEY_SET: "—"}.get(name, "≤ 0.3 s"),
-                note=f"CPU {cpu.median * 1e3:.0f} ms, peak RSS {rss:.0f} MiB{peer_note}; python -c pass: "
+                note=f"CPU {cpu.median * 1e3:.0f} ms, peak RSS {rss:.0f} MiB{peer_note}; "
+                "python -c pass: "
                 f"{floor[0].median * 1e3:.0f} ms wall, {floor[2]:.0f} MiB; from source (no .pyc): "
                 f"{from_source[name].median * 1e3:.0f} ms ({from_source[name].spread})",
             )

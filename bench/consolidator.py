@@ -6,12 +6,14 @@ bench/consolidator.py``.
 
 1. Estimate (target ≤ 20 ms): ``Consolidator.estimate_tokens`` on a 200-message session (user /
    assistant with tool calls / tool results, 300–1,500 characters each) with ~3 KB of memory files
-   and 8 tool schemas. - offline engine configured (the cheap estimate), first estimate of the
-   session — peer: nanobot-ai 0.3.5's own
-     prompt estimate (``estimate_prompt_tokens``, tiktoken) on the same messages;
-   - a hosted model name with litellm loaded (``litellm.token_counter``, the model's tokenizer), first estimate and
-     per turn (+2 messages, the agent loop's case: incremental) — peer: ``litellm.token_counter`` alone on the
-     whole prompt, which is what a non-incremental estimate pays every turn.
+   and 8 tool schemas.
+   - offline engine configured (the cheap estimate), first estimate of the session — peer:
+     nanobot-ai 0.3.5's own prompt estimate (``estimate_prompt_tokens``, tiktoken) on the same
+     messages;
+   - a hosted model name with litellm loaded (``litellm.token_counter``, the model's tokenizer),
+     first estimate and per turn (+2 messages, the agent loop's case: incremental) — peer:
+     ``litellm.token_counter`` alone on the whole prompt, which is what a non-incremental estimate
+     pays every turn.
 2. Per archived slice (target ≤ 5 ms): ``maybe_consolidate`` on over-budget sessions with a
    zero-latency scripted model (``direct=True``: answered without entering litellm); the time inside
    ``ModelClient.complete`` is measured and subtracted, so what remains is Reverie's work:
@@ -63,7 +65,10 @@ TOOLS = [
     }
     for i in range(8)
 ]
-WORDS = "the deploy moved to friday because alice prefers tea and the staging cluster runs on berlin hardware".split()
+WORDS = (
+    "the deploy moved to friday because alice prefers tea and the staging cluster runs on berlin "
+    "hardware"
+).split()
 
 
 def _text(n: int, seed: int) -> str:
@@ -188,7 +193,9 @@ def _estimates(root: Path, reps: int) -> dict[str, list[float]]:
     return out
 
 
-def _slices(root: Path, *, durable: bool, sessions_n: int, clock=time.perf_counter):  # type: ignore[no-untyped-def]
+def _slices(  # type: ignore[no-untyped-def]
+    root: Path, *, durable: bool, sessions_n: int, clock=time.perf_counter
+):
     """Per-slice own time (one sample per session), the I/O floor's samples, and the mean model time
     per slice, by ``clock``: wall time, or this process's CPU time (``time.process_time``), which a
     busy machine's run queue does not inflate."""

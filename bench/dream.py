@@ -32,7 +32,8 @@ TARGET_MS = 50
 
 
 class _FsyncClock:
-    """Time spent waiting in ``os.fsync`` while active (the disk's time, reported apart from Reverie's own)."""
+    """Time spent waiting in ``os.fsync`` while active (the disk's time, reported apart from
+    Reverie's own)."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
@@ -159,6 +160,7 @@ def run(ctx: Context) -> list[Result]:
             stats_of([1000 * entries / theirs_tok]),
             peer_name,
             unit="entries/1k tok",
-            note=f"prompt tokens per entry: Reverie {ours_tok / entries:.1f}, nanobot {theirs_tok / entries:.1f}",
+            note=f"prompt tokens per entry: Reverie {ours_tok / entries:.1f}, "
+            f"nanobot {theirs_tok / entries:.1f}",
         ),
     ]

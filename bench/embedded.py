@@ -1,11 +1,13 @@
 """Reverie embedded in an application (issue 34): the event loop's lag while 32 tasks call the
 async verbs, and the long runs of the thread cases and the web-app stress test.
 
-    .venv/bin/python -m bench embedded            # loop lag: 10,000-entry workspace, 32 tasks, 20 s a variant
-    .venv/bin/python -m bench embedded --quick    # 5 s a variant
-    .venv/bin/python -m bench.embedded stress --runs 20 --seconds 60   # tests/support/embedded.py's run
-    .venv/bin/python -m bench.embedded threads --runs 20                # the thread cases of
-                                                                        # tests/test_memory_threads.py
+    # loop lag: 10,000-entry workspace, 32 tasks, 20 s a variant (--quick: 5 s a variant)
+    .venv/bin/python -m bench embedded
+    .venv/bin/python -m bench embedded --quick
+    # tests/support/embedded.py's run
+    .venv/bin/python -m bench.embedded stress --runs 20 --seconds 60
+    # the thread cases of tests/test_memory_threads.py
+    .venv/bin/python -m bench.embedded threads --runs 20
 
 **Lag.** A ticker task sleeps 5 ms at a time and records how late it wakes: the lateness is how long
 something else held the loop (or the process was not scheduled). 32 tasks call ``arecall``,
@@ -211,7 +213,8 @@ def _variant(ctx: Context, template: Path, seconds: float, **opts: Any) -> dict[
     out["cpu99"] = _pct(sorted(out["cpus"]), 0.99)  # the loop thread's own CPU between two ticks
     out["rate"] = out["calls"] / out["seconds"]
     print(
-        f"[bench] embedded {opts}: lag p50 {out['p50'] * 1e3:.2f} ms, p99 {out['p99'] * 1e3:.2f} ms, "
+        f"[bench] embedded {opts}: lag p50 {out['p50'] * 1e3:.2f} ms, p99 {out['p99'] * 1e3:.2f} "
+        "ms, "
         f"max {out['max'] * 1e3:.1f} ms; {out['rate']:.0f} calls/s; the loop's own CPU a tick p99 "
         f"{out['cpu99'] * 1e3:.2f} ms",
         flush=True,
@@ -296,7 +299,7 @@ def run(ctx: Context) -> list[Result]:
     return results
 
 
-# -- the long runs ---------------------------------------------------------------------------------------
+# -- the long runs ---------------------------------------------------------------------------------
 def _support() -> Any:
     if str(TESTS) not in sys.path:
         sys.path.insert(0, str(TESTS))

@@ -1,8 +1,8 @@
 """Fleet: Dream throughput with 1, 2, 4 (and 8) Celery worker processes on the same work; recovery
 of a killed worker.
 
-    .venv/bin/python -m bench fleet            # 24 scope workspaces, model latency 0.25 s, 1/2/4/8 workers
-    .venv/bin/python -m bench fleet --quick    # 12 workspaces, 1/2/4 workers
+    .venv/bin/python -m bench fleet          # 24 workspaces, model latency 0.25 s, 1/2/4/8 workers
+    .venv/bin/python -m bench fleet --quick  # 12 workspaces, 1/2/4 workers
 
 Real components, as in tests/test_fleet.py: redis-server on a unix socket, ``celery -A fleet_app
 worker`` processes (concurrency 1, prefork), the dispatcher (`Fleet.serve_dispatch`) in this
@@ -67,7 +67,8 @@ def _build(root: Path, n: int) -> list[str]:
 
 
 _DONE = re.compile(
-    r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}): INFO/ForkPoolWorker-\d+\] Task reverie\.fleet\.dream"
+    r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}): INFO/ForkPoolWorker-\d+\] Task "
+    r"reverie\.fleet\.dream"
     r"\[[^\]]+\] succeeded in [0-9.e-]+s: \{'ws': '([0-9a-f.]+)', 'status': '([a-z-]+)'"
 )
 
@@ -83,7 +84,8 @@ def _done_times(logs: list[Path]) -> dict[str, float]:
 
 
 def _cpu_of_groups(groups: set[int]) -> float:
-    """CPU seconds (user + system) used so far by the live processes of these process groups (workers and pools)."""
+    """CPU seconds (user + system) used so far by the live processes of these process groups
+    (workers and pools)."""
     total = 0
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -105,7 +107,9 @@ def _wait_ready(procs: list, timeout: float = 60) -> None:  # type: ignore[type-
     )
 
 
-def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def _round(  # type: ignore[no-untyped-def]
+    ctx: Context, redis, template: Path, names: list[str], workers: int
+) -> dict[str, float]:
     from reverie.fleet import Fleet
     from reverie.fleet.app import TASK, make_app
     from reverie.storage.config import load_config
@@ -204,7 +208,9 @@ def _round(ctx: Context, redis, template: Path, names: list[str], workers: int) 
             p.stop(signal.SIGTERM)
 
 
-def _recovery(ctx: Context, redis, template: Path, names: list[str]) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+def _recovery(  # type: ignore[no-untyped-def]
+    ctx: Context, redis, template: Path, names: list[str]
+) -> tuple[float, float]:
     """Seconds from SIGKILL of the worker holding a workspace's lease to another worker's job
     holding it, and to the workspace drained. Only that workspace is due, so no backlog queues in
     front of its second job."""
@@ -274,7 +280,8 @@ def run(ctx: Context) -> list[Result]:
     fs = _support()
     if fs.REDIS_SERVER is None:
         print(
-            "[bench] fleet: skipped, redis-server is not installed (scripts/system-deps installs it)"
+            "[bench] fleet: skipped, redis-server is not installed (scripts/system-deps installs "
+            "it)"
         )
         return []
     n = 12 if ctx.quick else 24
@@ -295,8 +302,10 @@ def run(ctx: Context) -> list[Result]:
     for p, r in rounds.items():
         per_job = r["wall"] / r["jobs"]
         note = (
-            f"{r['jobs']:.0f} jobs in {r['wall']:.1f} s ({r['jobs'] / r['wall']:.2f} jobs/s); lost {r['lost']:.0f}, "
-            f"duplicate commits {r['dups']:.0f}; due-to-done p50 {r['p50']:.1f} s, p95 {r['p95']:.1f} s; "
+            f"{r['jobs']:.0f} jobs in {r['wall']:.1f} s ({r['jobs'] / r['wall']:.2f} jobs/s); "
+            f"lost {r['lost']:.0f}, "
+            f"duplicate commits {r['dups']:.0f}; due-to-done p50 {r['p50']:.1f} s, p95 "
+            f"{r['p95']:.1f} s; "
             f"dispatcher CPU {r['dispatch_cpu_per_job'] * 1e3:.2f} ms/job; workers' CPU "
             f"{r['worker_cpu_per_job'] * 1e3:.0f} ms/job, {r['cores_busy']:.2f} cores busy"
         )

@@ -50,7 +50,8 @@ def _memory_text(i: int, lines: int = 60) -> str:
 
 
 def build_workspace(root: Path, commits: int, unrelated: int = UNRELATED) -> Workspace:
-    """The workspace, its unrelated files, and a memory repo of ``commits`` commits (one git fast-import run)."""
+    """The workspace, its unrelated files, and a memory repo of ``commits`` commits (one git
+    fast-import run)."""
     ws = Workspace(root)
     ws.init()
     for k in range(unrelated):
@@ -109,7 +110,8 @@ def _copy(ctx: Context, src: Path, name: str) -> Path:
 
 @contextmanager
 def counting_fsyncs() -> Iterator[list[int]]:
-    """Count ``os.fsync`` and ``os.fdatasync`` calls made inside the block (one list item: the count)."""
+    """Count ``os.fsync`` and ``os.fdatasync`` calls made inside the block (one list item: the
+    count)."""
     count = [0]
     real = os.fsync, os.fdatasync
 
@@ -148,7 +150,8 @@ def floor_passed(path: Path, data: bytes) -> float:
 
 
 def floor_on_disk(path: Path, data: bytes) -> float:
-    """Seconds to make ``data``, written to ``path`` untimed just before (as the commit's workload), durable."""
+    """Seconds to make ``data``, written to ``path`` untimed just before (as the commit's workload),
+    durable."""
     path.write_bytes(data)
     t0 = time.perf_counter()
     fd = os.open(path, os.O_RDONLY)

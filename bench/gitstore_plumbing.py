@@ -2,8 +2,8 @@
 nanobot's ``auto_commit`` in the same run.
 
     .venv/bin/python -m bench gitstore_plumbing            # 30 rounds of 20 commits per variant
-    .venv/bin/python -m bench --quick gitstore_plumbing    # 6 rounds of 10: a smoke run, too short to tell
-                                                           # the variants apart
+    .venv/bin/python -m bench --quick gitstore_plumbing    # 6 rounds of 10: a smoke run, too
+                                                           # short to tell the variants apart
 
 Every commit of ``GitStore`` writes its new objects as loose objects
 (``reverie.gitstore.plumbing.write_loose``) and moves the branch ref with a reflog entry
@@ -154,7 +154,8 @@ def _reflog_entries(root: Path) -> int:
 
 
 def _verify(root: Path, made: int, reflog_before: int) -> str:
-    """The repo after the run: ``git fsck`` clean and one new reflog entry per commit made (as git sees them)."""
+    """The repo after the run: ``git fsck`` clean and one new reflog entry per commit made (as git
+    sees them)."""
     fsck = subprocess.run(
         ["git", "-C", str(root), "fsck", "--no-dangling", "--no-progress"],
         capture_output=True,
@@ -169,7 +170,8 @@ def _verify(root: Path, made: int, reflog_before: int) -> str:
 
 
 def _sign_test(diffs: list[float]) -> tuple[int, int, float]:
-    """Paired rounds: (rounds where the variant was slower, rounds compared, two-sided sign-test p-value)."""
+    """Paired rounds: (rounds where the variant was slower, rounds compared, two-sided sign-test
+    p-value)."""
     slower = sum(d > 0 for d in diffs)
     n = sum(d != 0 for d in diffs)
     if n == 0:
@@ -256,7 +258,8 @@ def run(ctx: Context) -> list[Result]:
                 f"{v} {statistics.median(wall[v][-per_round:]) * 1e3:.2f} ms" for v in VARIANTS
             )
             + (
-                f", nanobot {statistics.median(peer_wall[-per_round * len(VARIANTS) :]) * 1e3:.2f} ms"
+                ", nanobot "
+                f"{statistics.median(peer_wall[-per_round * len(VARIANTS) :]) * 1e3:.2f} ms"
                 if with_peer
                 else ""
             )
@@ -277,7 +280,10 @@ def run(ctx: Context) -> list[Result]:
         if with_peer
         else "no nanobot venv: no ratio"
     )
-    head = f"{COMMITS:,}-commit repo, {rounds} rounds × {per_round} commits per variant, {peer_text}; {check}"
+    head = (
+        f"{COMMITS:,}-commit repo, {rounds} rounds × {per_round} commits per variant, "
+        f"{peer_text}; {check}"
+    )
     results: list[Result] = []
     for name in VARIANTS:
         per_obj = seam.object_calls[name]

@@ -28,13 +28,16 @@ import orjson
 from ._core import NANOBOT_VERSIONS, Context, Result, stats_of
 
 ENTRY_TEXT = (
-    "User asked to move the weekly sync to Thursdays at 10:00; assistant confirmed and noted that the staging "
-    "deploy is frozen until the Postgres 16 migration lands. Decision: keep SQLite for the offline demo only."
+    "User asked to move the weekly sync to Thursdays at 10:00; assistant confirmed and noted that "
+    "the staging "
+    "deploy is frozen until the Postgres 16 migration lands. Decision: keep SQLite for the "
+    "offline demo only."
 )
 
 
 def history_workspace(ctx: Context, n: int) -> Path:
-    """A cached workspace whose memory/history.jsonl holds ``n`` entries of about 300 bytes (built once)."""
+    """A cached workspace whose memory/history.jsonl holds ``n`` entries of about 300 bytes (built
+    once)."""
     ws = ctx.cache / f"history-{n}"
     done = ws / ".complete"
     if done.exists() and done.read_text() == str(n):
@@ -99,7 +102,8 @@ def _reverie_appends(ws: Path, block: int, fsync: bool) -> float:
 
 
 def _bare_datasync_appends(path: Path, block: int) -> float:
-    """The floor: the same line written with one ``write`` + ``fdatasync`` each, no lock, no cursor, no JSON."""
+    """The floor: the same line written with one ``write`` + ``fdatasync`` each, no lock, no cursor,
+    no JSON."""
     import os
     import time
 

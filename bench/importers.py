@@ -1,12 +1,12 @@
 """What keeping credentials out costs an import (issue 37, item 6).
 
-A bundle's import reads every text it carries — its files and every version in its memory
-repository — for credentials before the copy is moved into place
+A bundle's import reads every text it carries — its files and every version in its memory repository
+— for credentials before the copy is moved into place
 (``reverie.operations.portability.purge_credentials``). Measured on a workspace of ``ENTRIES``
-history entries (plain chat facts, no credential) exported once: ``import_bundle`` whole, against its
-floor measured in the same run, the same import with the sweep left out (extraction, the manifest
-check and the move into place). A nanobot import redacts each entry as it copies it: measured the
-same way against the copy of the same history file.
+history entries (plain chat facts, no credential) exported once: ``import_bundle`` whole, against
+its floor measured in the same run, the same import with the sweep left out (extraction, the
+manifest check and the move into place). A nanobot import redacts each entry as it copies it:
+measured the same way against the copy of the same history file.
 
 ``python -m bench importers`` (``--quick``: a quarter of the entries).
 """

@@ -404,7 +404,8 @@ async def simulate(
     searches: bool = True,
     progress: Callable[[str], None] = lambda s: None,
 ) -> dict[str, Any]:
-    """Run the simulation in a new workspace at ``root``; returns the report (see the module docstring)."""
+    """Run the simulation in a new workspace at ``root``; returns the report (see the module
+    docstring)."""
     from reverie.dream.archive import parse_entry
     from reverie.memory.runtime import Runtime
     from reverie.storage.config import Config
@@ -477,9 +478,9 @@ async def simulate(
                 result.expired,
             )
         )
-        if (
-            d >= 30
-        ):  # the facts learned in the last 30 days that are still true, and how many are in the prompt
+        if d >= 30:
+            # the facts learned in the last 30 days that are still true, and how many are in the
+            # prompt
             keys = {
                 _key(ln) for rel in MEMORY_FILES for ln in ws.read(rel).splitlines() if ln.strip()
             }
@@ -497,7 +498,7 @@ async def simulate(
                 rt.recall.search(rng.choice(older).query or rng.choice(older).line, k=5)
         if d % 30 == 29:
             progress(f"day {d + 1}: {sizes}")
-    # -- the report --------------------------------------------------------------------------------------------
+    # -- the report --------------------------------------------------------------------------------
     last = days - 1
     end = START + timedelta(days=last)
     prompt = {
@@ -527,7 +528,8 @@ async def simulate(
     curated_paths = set(MEMORY_FILES) | set(archive_keys)
 
     def findable_in(recall: Any) -> list[str]:
-        """The current facts not found in curated memory in the top 5 of a search for the fact's own words."""
+        """The current facts not found in curated memory in the top 5 of a search for the fact's own
+        words."""
         recall.sync()
         missing: list[str] = []
         for f in current:
@@ -564,6 +566,12 @@ async def simulate(
     first30 = [log.prompt_tokens for log in logs[:30] if log.prompt_tokens]
     last30 = [log.prompt_tokens for log in logs[-30:] if log.prompt_tokens]
     avg = lambda xs: sum(xs) / len(xs) if xs else 0.0  # noqa: E731
+
+    def curated(fact: Any) -> bool:
+        """In the prompt files or the archive."""
+        key = _key(fact.line)
+        return key in in_prompt or any(key in v for v in archive_keys.values())
+
     return {
         "days": days,
         "facts": len(truth.facts),
@@ -571,14 +579,16 @@ async def simulate(
         "failed_runs": sum(s in ("failed", "rejected") for s in statuses),
         "runs": len(logs),
         "over_budget_after_runs": over_budget,
-        "identity_in_prompt": f"{sum(_key(f.line) in prompt[USER] for f in identity)}/{len(identity)}",
+        "identity_in_prompt": (
+            f"{sum(_key(f.line) in prompt[USER] for f in identity)}/{len(identity)}"
+        ),
         "last30_in_prompt": f"{sum(_key(f.line) in in_prompt for f in recent)}/{len(recent)}",
         "last30_missing": [f.line for f in recent if _key(f.line) not in in_prompt][:10],
         "recent_in_prompt_daily": _ratio(recent_daily),
         "recent_in_prompt_worst_day": min(
             (round(k / n, 3) for k, n in recent_daily if n), default=None
         ),
-        "current_in_curated": f"{sum(_key(f.line) in in_prompt or any(_key(f.line) in v for v in archive_keys.values()) for f in current)}/{len(current)}",
+        "current_in_curated": f"{sum(map(curated, current))}/{len(current)}",
         "current_findable_top5": f"{findable}/{len(current)}",
         "findable_missing": missing[:10],
         "current_findable_top5_with_sessions": f"{len(current) - len(missing_s)}/{len(current)}",

@@ -32,7 +32,8 @@ from reverie.storage.config import Config  # noqa: E402
 
 SAYINGS = [
     "I live in Munich and I work at Siemens as an engineer.",
-    "Can you look at this stack trace? It fails in the parser when the input has tabs and the indentation is off.",
+    "Can you look at this stack trace? It fails in the parser when the input has tabs and the "
+    "indentation is off.",
     "We decided to use Postgres for the backend. The migration is due 2026-12-01.",
     "ok thanks",
     "Please reply in German from now on, and keep your answers short.",
@@ -80,7 +81,8 @@ def main() -> None:
     print(f"session: {len(msgs)} messages, {size:,} chars; litellm import {import_s:.2f}s")
     print(f"count_tokens estimate      {est_ms:8.3f} ms  -> {est:,} tokens")
     print(
-        f"litellm.token_counter      {real_ms:8.3f} ms  -> {real:,} tokens  (estimate {100 * (est - real) / real:+.1f}%,"
+        f"litellm.token_counter      {real_ms:8.3f} ms  -> {real:,} tokens  (estimate "
+        f"{100 * (est - real) / real:+.1f}%,"
         f" {real_ms / est_ms:.0f}x slower)"
     )
 
@@ -146,7 +148,8 @@ def main() -> None:
 
 
 def run(ctx: Any) -> list[Any]:
-    """Results for ``python -m bench``: Reverie's side against the in-process peer named in each row."""
+    """Results for ``python -m bench``: Reverie's side against the in-process peer named in each
+    row."""
     from bench._core import Result, measure
 
     repeat = 5 if ctx.quick else 30
@@ -219,7 +222,10 @@ def run(ctx: Any) -> list[Any]:
     direct = ScriptedModel.register("bench-direct", responder=lambda _p: "ok")
     loop = asyncio.new_event_loop()
     try:
-        one = lambda model: loop.run_until_complete(client.complete(msgs[:5], model=model))  # noqa: E731
+
+        def one(model):
+            return loop.run_until_complete(client.complete(msgs[:5], model=model))
+
         out.append(
             Result(
                 "llm",

@@ -9,8 +9,8 @@ worst case for the backward reader, which must cross it to find the last cursor)
 - ``read_since(0)`` (the forward reader, as ``status``, ``history show`` and Dream use it);
 - ``reverie status`` as a user runs it (a subprocess), on the 16 MB line.
 
-A line is a valid entry up to ``reverie.storage.appendlog.MAX_LINE_BYTES``; a longer one is skipped with a
-warning without being read into memory, so the 64 MB case measures the skip.
+A line is a valid entry up to ``reverie.storage.appendlog.MAX_LINE_BYTES``; a longer one is skipped
+with a warning without being read into memory, so the 64 MB case measures the skip.
 """
 
 from __future__ import annotations

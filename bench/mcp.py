@@ -75,7 +75,8 @@ def run(ctx: Context) -> list[Result]:
     recall.close()
     overhead = _p95(tool) - _p95(direct)
     note = (
-        f"{entries:,} history entries, {calls} calls; p95 tool call {_p95(tool) * 1000:.1f} ms, p95 search "
+        f"{entries:,} history entries, {calls} calls; p95 tool call {_p95(tool) * 1000:.1f} ms, "
+        "p95 search "
         f"in-process {_p95(direct) * 1000:.1f} ms: MCP adds {overhead * 1000:.1f} ms at p95"
     )
     return [

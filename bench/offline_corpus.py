@@ -44,18 +44,21 @@ def main() -> None:
     positives, negatives = corpus.positive_cases(), corpus.negative_cases()
     facts = len({c.expected for c in positives})
     print(
-        f"corpus: {len(positives)} phrasings of {facts} facts, {len(negatives)} sentences that state none\n"
+        f"corpus: {len(positives)} phrasings of {facts} facts, {len(negatives)} sentences that "
+        "state none\n"
     )
     held = (
         corpus.positive_cases(corpus.HELDOUT_POSITIVE),
         corpus.negative_cases(corpus.HELDOUT_NEGATIVE),
     )
     print(
-        f"held-out set (written after the rules, see tests/offline_corpus.py): {len(held[0])} phrasings, "
+        f"held-out set (written after the rules, see tests/offline_corpus.py): {len(held[0])} "
+        "phrasings, "
         f"{len(held[1])} sentences that state none\n"
     )
     print(
-        "| corpus | path | facts written | wrong facts | precision | recall (positive) | negatives with a wrong fact "
+        "| corpus | path | facts written | wrong facts | precision | recall (positive) | "
+        "negatives with a wrong fact "
         "| time |"
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -83,7 +86,8 @@ def locomo(corpus, *, show_heldout: bool = False) -> None:
         print("\nLoCoMo: shared/data/locomo/locomo-dev.json not found; skipped")
         return
     print(
-        "\n| LoCoMo turns | path | turns | fact turns | lines written | wrong lines | precision | recall | time |"
+        "\n| LoCoMo turns | path | turns | fact turns | lines written | wrong lines | precision | "
+        "recall | time |"
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     details = []
@@ -100,7 +104,8 @@ def locomo(corpus, *, show_heldout: bool = False) -> None:
             s = corpus.score_turns(turns, path)
             took = time.perf_counter() - t0
             print(
-                f"| {split} | {path} | {s.turns} | {s.positives} | {s.written} | {s.wrong} | {s.precision:.1%} "
+                f"| {split} | {path} | {s.turns} | {s.positives} | {s.written} | {s.wrong} | "
+                f"{s.precision:.1%} "
                 f"| {s.recall:.1%} ({s.learned}/{s.positives}) | {took:.2f} s |"
             )
             if split not in held_out or show_heldout:

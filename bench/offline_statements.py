@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> None:
         w for w in (*st.TUNING, *st.HELD_OUT) if (st.DATA / f"writer-{w}.jsonl").is_file()
     ]
     print(
-        "| split | items | facts | lines | wrong | stale | precision | recall | corrections: old line "
+        "| split | items | facts | lines | wrong | stale | precision | recall | corrections: old "
+        "line "
         "archived and found by why / stale | time |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
@@ -53,8 +54,10 @@ def main(argv: list[str] | None = None) -> None:
         unfound = sum(len(c.archived_unfound) for c in s.items)
         print(
             f"| {writer} | {len(s.items)} | {s.facts} | {s.lines} | {s.count('wrong')} | "
-            f"{s.count('stale')} | {s.precision:.1%} | {s.recall:.1%} ({s.count('learned')}/{s.facts}) | "
-            f"{len(corr)} items, {retired} with the old line archived, {stale_items} with a stale line, "
+            f"{s.count('stale')} | {s.precision:.1%} | {s.recall:.1%} "
+            f"({s.count('learned')}/{s.facts}) | "
+            f"{len(corr)} items, {retired} with the old line archived, {stale_items} with a stale "
+            "line, "
             f"{unfound} archived lines why misses | "
             f"{took:.1f} s |"
         )

@@ -1,7 +1,8 @@
-"""What the worker-process mode of the async verbs costs beside the default threads (docs/threads.md):
-the first ``arecall`` of a fresh program (a worker process starts, imports Reverie and opens the
-workspace on it), the next call, and a worker's resident memory after it searched a 10,000-entry
-workspace (bench/embedded.py's workspace). Each run is a fresh interpreter; the modes alternate.
+"""What the worker-process mode of the async verbs costs beside the default threads
+(docs/threads.md): the first ``arecall`` of a fresh program (a worker process starts, imports
+Reverie and opens the workspace on it), the next call, and a worker's resident memory after it
+searched a 10,000-entry workspace (bench/embedded.py's workspace). Each run is a fresh interpreter;
+the modes alternate.
 
 Usage::
 

@@ -22,13 +22,14 @@ To change a lock, edit ``bench/locks/<name>.in`` (or ``constraints.txt``, which 
 compromised releases out whatever a peer comes to depend on) and regenerate it with pip-tools, from
 ``bench/locks``; a nanobot lock::
 
-    pip-compile --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \\
-        --no-header -o nanobot-<version>.lock nanobot-<version>.in
+    pip-compile --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \\
+        --no-emit-find-links --no-header -o nanobot-<version>.lock nanobot-<version>.in
 
 a framework lock, with Reverie's own requirements and the adapter's extra first::
 
-    pip-compile --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \\
-        --no-header --extra <extra> -o <name>.lock ../../pyproject.toml <name>.in
+    pip-compile --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \\
+        --no-emit-find-links --no-header --extra <extra> -o <name>.lock \\
+        ../../pyproject.toml <name>.in
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ class Peer:
 
     @property
     def probe(self) -> str:
-        """Prints the release the environment imports (so a half-built one is not taken for ready)."""
+        """Prints the release the environment imports (so a half-built one is not taken for
+        ready)."""
         return f"import importlib.metadata as m, {self.module}; print(m.version({self.dist!r}))"
 
 
@@ -112,14 +114,16 @@ def _base_python() -> str:
 
 
 def digest(lock: Path) -> str:
-    """What an environment built from ``lock`` by this Python records: the lock's hash and the interpreter."""
+    """What an environment built from ``lock`` by this Python records: the lock's hash and the
+    interpreter."""
     h = hashlib.sha256(lock.read_bytes())
     h.update(f"\n{_base_python()}\n{sys.version}".encode())
     return h.hexdigest()
 
 
 def ready(name: str, *, lock: Path | None = None, venv: Path | None = None) -> Path | None:
-    """The environment's python when it was built from the current lock by this Python, else None."""
+    """The environment's python when it was built from the current lock by this Python, else
+    None."""
     lock = lock or lock_file(name)
     venv = venv or venv_dir(name)
     marker = venv / ".installed"
@@ -152,14 +156,16 @@ def ensure(name: str, *, lock: Path | None = None, venv: Path | None = None) -> 
 
 
 def _outer_pip() -> bool:
-    """Whether this interpreter's pip can install into another one (``--python``, pip 22.3 and later)."""
+    """Whether this interpreter's pip can install into another one (``--python``, pip 22.3 and
+    later)."""
     if importlib.util.find_spec("pip") is None:
         return False
     major, minor = (int(part) for part in importlib.metadata.version("pip").split(".")[:2])
     return (major, minor) >= (22, 3)
 
 
-#: With a recent pip beside this interpreter, the environment gets none of its own (ensurepip takes seconds):
+# : With a recent pip beside this interpreter, the environment gets none of its own (ensurepip takes
+# seconds):
 #: this pip installs into it with ``--python``.
 _OUTER_PIP = _outer_pip()
 _VENV_PIP = ["--without-pip"] if _OUTER_PIP else []
@@ -219,7 +225,8 @@ def _last(text: str) -> str:
 
 
 def _last_line(log: Path) -> str:
-    """The last line of pip's output that says what went wrong (pip ends with its error, not a summary)."""
+    """The last line of pip's output that says what went wrong (pip ends with its error, not a
+    summary)."""
     lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("ERROR")]
     return (errors or lines or ["no output"])[-1]

@@ -3,7 +3,8 @@ entries.
 
 Usage::
 
-    python bench/recall.py quality [--split dev|heldout|all] [--variants "default;no-recency;default:spk=0.2"]
+    python bench/recall.py quality [--split dev|heldout|all] \\
+        [--variants "default;no-recency;default:spk=0.2"]
     python bench/recall.py speed [--history 100000] [--messages 10000]
     python bench/recall.py sync-embed [--history 2000]
 
@@ -68,7 +69,8 @@ SPLITS["all"] = SPLITS["dev"] + SPLITS["heldout"]
 
 @dataclass(frozen=True)
 class Variant:
-    """One ranking configuration: ``memory.search`` overrides and the module constants a bench may vary."""
+    """One ranking configuration: ``memory.search`` overrides and the module constants a bench may
+    vary."""
 
     config: dict = field(default_factory=dict)
     weights: tuple[float, float, float] = search.BM25_WEIGHTS
@@ -80,7 +82,8 @@ class Variant:
     decay: bool | None = (
         None  # None: what the config says (the default config: the bounded recency nudge)
     )
-    speaker: str = "name"  # how a turn carries its speaker: "name" (message field, indexed) or "prefix" ("Name: text")
+    # how a turn carries its speaker: "name" (message field, indexed) or "prefix" ("Name: text")
+    speaker: str = "name"
     context_cap: float = search.CONTEXT_CAP
     session_window: int = search.SESSION_WINDOW
     echo_free: bool = search.ECHO_FREE
@@ -138,7 +141,8 @@ VARIANTS: dict[str, Variant] = {
 
 
 def parse_variant(spec: str) -> tuple[str, Variant]:
-    """A named variant, optionally with overrides: ``default:recencyWeight=0.2,ctx=0.8,title=1,when=0.2``."""
+    """A named variant, optionally with overrides:
+    ``default:recencyWeight=0.2,ctx=0.8,title=1,when=0.2``."""
     name, _, rest = spec.partition(":")
     v = VARIANTS[name]
     conf, weights, when, decay, spk = (
@@ -284,7 +288,8 @@ def _query_sample(
     timings: list[float],
     unstable: list[int],
 ) -> None:
-    """Index one conversation under one variant and score every question with the synchronous API."""
+    """Index one conversation under one variant and score every question with the synchronous
+    API."""
     search.BM25_WEIGHTS = variant.weights
     search.WHEN_BOOST = variant.when_boost
     search.SPEAKER_BOOST = variant.speaker_boost
@@ -321,7 +326,8 @@ def _query_sample(
 def run_quality(
     data_path: Path, specs: list[str], split: str = "dev"
 ) -> dict[str, dict[str, list[float]]]:
-    """Print the evidence-recall table for ``split``; return variant → category → [R@5, R@10, R@25]."""
+    """Print the evidence-recall table for ``split``; return variant → category → [R@5, R@10,
+    R@25]."""
     samples = [s for s in orjson.loads(data_path.read_bytes()) if s["sample_id"] in SPLITS[split]]
     variants = dict(parse_variant(spec) for spec in specs)
     if any(
@@ -391,12 +397,13 @@ def run_quality(
         p95 = 1000 * lat[int(0.95 * (len(lat) - 1))] if lat else 0.0
         print(
             f"{name:34} " + " ".join(cells) + f"   p95 {p95:.1f} ms/query (k=25)"
-            f"   top-10 differs from top-25[:10]: {100 * statistics.fmean(unstable[name] or [0]):.1f} %"
+            "   top-10 differs from top-25[:10]: "
+            f"{100 * statistics.fmean(unstable[name] or [0]):.1f} %"
         )
     return table
 
 
-# -- speed ------------------------------------------------------------------------------------------------------
+# -- speed -----------------------------------------------------------------------------------------
 def _vocabulary(rng: random.Random, n: int = 6_000) -> list[str]:
     letters = "abcdefghijklmnopqrstuvwxyz"
     return ["".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(n)]
@@ -487,7 +494,8 @@ def run_speed(n_history: int, n_messages: int, queries: int, hybrid: bool) -> No
         stats = recall.sync()
         full = time.perf_counter() - t0
         print(
-            f"workspace: {n_history:,} history entries + {n_messages:,} session messages → {recall.index.count():,} chunks"
+            f"workspace: {n_history:,} history entries + {n_messages:,} session messages → "
+            f"{recall.index.count():,} chunks"
         )
         print(f"full index build: {full:.2f} s ({stats.added:,} chunks)")
         qs = synthetic_queries(rng, vocab, queries)
@@ -499,7 +507,8 @@ def run_speed(n_history: int, n_messages: int, queries: int, hybrid: bool) -> No
             recall.search(q, 10, sync=False)
             lat.append(time.perf_counter() - t)
         print(
-            f"BM25 query, default ranking (k=10, {queries} queries): median {_median_ms(lat):.1f} ms, "
+            f"BM25 query, default ranking (k=10, {queries} queries): median {_median_ms(lat):.1f} "
+            "ms, "
             f"p90 {_pct_ms(lat, 0.9):.1f} ms, p95 {_pct_ms(lat, 0.95):.1f} ms"
         )
         lat = []
@@ -510,7 +519,8 @@ def run_speed(n_history: int, n_messages: int, queries: int, hybrid: bool) -> No
             )  # including the (no-op) incremental sync every query does by default
             lat.append(time.perf_counter() - t)
         print(
-            f"BM25 query incl. its up-to-date check: median {_median_ms(lat):.1f} ms, p95 {_pct_ms(lat, 0.95):.1f} ms"
+            f"BM25 query incl. its up-to-date check: median {_median_ms(lat):.1f} ms, p95 "
+            f"{_pct_ms(lat, 0.95):.1f} ms"
         )
         syncs = []
         for round_ in range(10):
@@ -539,7 +549,8 @@ def run_speed(n_history: int, n_messages: int, queries: int, hybrid: bool) -> No
             t = time.perf_counter()
             n = asyncio.run(hrec.embed_missing())
             print(
-                f"hashembed/256 embedding of {n:,} chunks: {time.perf_counter() - t:.1f} s (offline, pure Python)"
+                f"hashembed/256 embedding of {n:,} chunks: {time.perf_counter() - t:.1f} s "
+                "(offline, pure Python)"
             )
             from reverie.llm.embeddings import hash_embedding
             from reverie.recall.types import SearchFilters
@@ -554,7 +565,8 @@ def run_speed(n_history: int, n_messages: int, queries: int, hybrid: bool) -> No
                 hrec._rank(q, 10, SearchFilters.from_mapping(None), qvec, None, None, None)
                 lat.append(time.perf_counter() - t)
             print(
-                f"hybrid query (BM25 + vectors, weighted fusion, query embedding excluded): median {_median_ms(lat):.1f} ms, "
+                "hybrid query (BM25 + vectors, weighted fusion, query embedding excluded): "
+                f"median {_median_ms(lat):.1f} ms, "
                 f"p95 {_pct_ms(lat, 0.95):.1f} ms"
             )
             hrec.close()
@@ -587,8 +599,11 @@ def run_sync_embedder(n_history: int, queries: int) -> None:
             recall.close()
 
 
-def _speed_results(ctx, n_history: int, n_messages: int, queries: int) -> list:  # type: ignore[no-untyped-def]
-    """Speed figures for ``python -m bench recall``: BM25 and hybrid query latency, incremental vs full sync."""
+def _speed_results(  # type: ignore[no-untyped-def]
+    ctx, n_history: int, n_messages: int, queries: int
+) -> list:
+    """Speed figures for ``python -m bench recall``: BM25 and hybrid query latency, incremental vs
+    full sync."""
     import numpy as np
 
     from bench._core import Result, stats_of
@@ -656,7 +671,8 @@ def _speed_results(ctx, n_history: int, n_messages: int, queries: int) -> list: 
             f"BM25 query k=10, default ranking, {size}",
             stats_of(bm25),
             target="p95 ≤ 50 ms",
-            note=f"n={len(bm25)}, p95 {_pct_ms(bm25, 0.95):.1f} ms (CPU p95 {_pct_ms(bm25_cpu, 0.95):.1f} ms)",
+            note=f"n={len(bm25)}, p95 {_pct_ms(bm25, 0.95):.1f} ms "
+            f"(CPU p95 {_pct_ms(bm25_cpu, 0.95):.1f} ms)",
         ),
         Result(
             "recall",
@@ -690,7 +706,8 @@ def _speed_results(ctx, n_history: int, n_messages: int, queries: int) -> list: 
 
 
 def run(ctx) -> list:  # type: ignore[no-untyped-def]
-    """``python -m bench recall``: speed results, and the LoCoMo quality table printed (BM25 variants)."""
+    """``python -m bench recall``: speed results, and the LoCoMo quality table printed (BM25
+    variants)."""
     if DEFAULT_DATA.exists():
         for split in ("dev", "heldout"):
             run_quality(

@@ -1,8 +1,8 @@
 """Scale: ``status``, one Dream batch, ``log`` and ``show`` on a big workspace against the same work
 on a small one.
 
-    .venv/bin/python -m bench scale            # 1,000,000 history entries + 100,000 commits vs 10,000 + 10,000
-    .venv/bin/python -m bench scale --quick    # 100,000 entries + 20,000 commits vs 10,000 + 10,000
+    .venv/bin/python -m bench scale          # 1,000,000 entries + 100,000 commits vs 10,000 each
+    .venv/bin/python -m bench scale --quick  # 100,000 entries + 20,000 commits vs 10,000 each
 
 Each workspace holds a ``memory/history.jsonl`` of N ~300-byte entries (bench/history.py's
 generator) and a memory repo of C commits (bench/gitstore.py's ``git fast-import`` builder, no
@@ -34,7 +34,8 @@ SHOW_DEPTH = 5_000
 
 
 def _workspace(ctx: Context, entries: int, commits: int) -> Path:
-    """A cached workspace with ``entries`` history entries (all already dreamed) and a ``commits``-commit repo."""
+    """A cached workspace with ``entries`` history entries (all already dreamed) and a
+    ``commits``-commit repo."""
     base = ctx.cache / f"scale-{entries}-{commits}"
     if not (base / ".complete").exists():
         shutil.rmtree(base, ignore_errors=True)
@@ -59,7 +60,8 @@ def _workspace(ctx: Context, entries: int, commits: int) -> Path:
             files={"memory/MEMORY.md": ws.read("memory/MEMORY.md") + "- baseline\n"},
         )
         print(
-            f"[bench] scale: built {entries:,} entries + {commits:,} commits in {time.perf_counter() - t0:.0f}s",
+            f"[bench] scale: built {entries:,} entries + {commits:,} commits in "
+            f"{time.perf_counter() - t0:.0f}s",
             flush=True,
         )
         (base / ".complete").write_text("ok\n")

@@ -1,7 +1,7 @@
 """``reverie serve --root``: many scopes, one process, a model of fixed latency.
 
-    .venv/bin/python -m bench serve_root            # 10,000 scopes, concurrency 64, 1 s a model call
-    .venv/bin/python -m bench serve_root --quick    # 1,000 scopes, concurrency 64, 0.25 s a call
+    .venv/bin/python -m bench serve_root          # 10,000 scopes, concurrency 64, 1 s a model call
+    .venv/bin/python -m bench serve_root --quick  # 1,000 scopes, concurrency 64, 0.25 s a call
 
 Setup (untimed): N scopes under one root, each with one history entry (so each is marked due by the
 append) and its memory repo created. Then one `RootScheduler` (the code behind ``reverie serve
@@ -113,7 +113,8 @@ def _serve(
         t0 = time.perf_counter()
         while sched.stats.done < scopes:
             await asyncio.sleep(0.2)
-            fake.prompts.clear()  # the fake's own record of every prompt is not the scheduler's memory
+            # the fake's own record of every prompt is not the scheduler's memory
+            fake.prompts.clear()
             peak = max(peak, _rss())
             if task.done():
                 task.result()
@@ -143,9 +144,12 @@ def run(ctx: Context) -> list[Result]:
     floor = concurrency / (CALLS_PER_RUN * latency)
     per_run = (peak - base) / concurrency
     print(
-        f"[bench] serve_root: {scopes:,} runs in {elapsed:.1f}s = {rate:.1f} runs/s; floor {floor:.1f} runs/s "
-        f"(concurrency {concurrency} / ({CALLS_PER_RUN} calls x {latency:g}s)) = {rate / floor:.0%}; "
-        f"RSS {base / 2**20:.0f} -> {peak / 2**20:.0f} MiB = {per_run / 2**10:.0f} KiB per in-flight run",
+        f"[bench] serve_root: {scopes:,} runs in {elapsed:.1f}s = {rate:.1f} runs/s; floor "
+        f"{floor:.1f} runs/s "
+        f"(concurrency {concurrency} / ({CALLS_PER_RUN} calls x {latency:g}s)) = "
+        f"{rate / floor:.0%}; "
+        f"RSS {base / 2**20:.0f} -> {peak / 2**20:.0f} MiB = {per_run / 2**10:.0f} KiB per "
+        "in-flight run",
         flush=True,
     )
     return [

@@ -34,7 +34,8 @@ _STEPS = [
     # the CLI freezes the GC at exit (reverie.cli.main), so every step after the floor does too
     (
         "+ rich.console",
-        "import atexit, gc; atexit.register(gc.freeze); import rich.console, rich.table, rich.markup",
+        "import atexit, gc; atexit.register(gc.freeze); import rich.console, rich.table, "
+        "rich.markup",
     ),
     ("+ pydantic BaseModel", "from pydantic import BaseModel, Field"),
     (
@@ -98,8 +99,10 @@ def run(ctx: Context) -> list[Result]:
     # what would be left with neither rich nor pydantic: the stdlib and Reverie modules status reads
     # files with
     rest = (
-        "import atexit, gc; atexit.register(gc.freeze); import argparse, logging, orjson, reverie.cli, "
-        "reverie.storage.workspace, reverie.storage.fsutil, reverie.storage.history, reverie.dream.records, reverie.dream.deadletter, "
+        "import atexit, gc; atexit.register(gc.freeze); import argparse, logging, orjson, "
+        "reverie.cli, "
+        "reverie.storage.workspace, reverie.storage.fsutil, reverie.storage.history, "
+        "reverie.dream.records, reverie.dream.deadletter, "
         "reverie.dream.proposal"
     )
     argvs.append(

@@ -4,10 +4,10 @@ screen at full budgets (goal ≤ 200 ms each).
     .venv/bin/python -m bench ui            # 10,000 commits
     .venv/bin/python -m bench ui --quick    # 1,000 commits, fewer repetitions
 
-Timeline filters (issue 38): the Timeline filtered by a rare kind (``init``: 1 commit of 10,000,
-at the bottom), by a file only that commit touched (USER.md), by a text two commits changed, and by
-one day (1,440 commits), each served from the log's catalog (``reverie.gitstore.catalog``) once a
-first request has read the history. Beside each: the same filter by walking the log as ``GitStore.log``
+Timeline filters (issue 38): the Timeline filtered by a rare kind (``init``: 1 commit of 10,000, at
+the bottom), by a file only that commit touched (USER.md), by a text two commits changed, and by one
+day (1,440 commits), each served from the log's catalog (``reverie.gitstore.catalog``) once a first
+request has read the history. Beside each: the same filter by walking the log as ``GitStore.log``
 did before the catalog (every commit read, and for a text every changed file's two versions
 compared), fewer rounds. The first request of each, with the process's catalogs emptied (the cold
 cost, paid once per server), is its own row.
@@ -70,7 +70,8 @@ def _root_client(root: Path, size: int = 16):  # type: ignore[no-untyped-def]
 
 
 def _listed_root(root: Path, users: int) -> None:
-    """``users`` scopes as the layout holds them (directory and ``scope.json``; no repo): what the picker lists."""
+    """``users`` scopes as the layout holds them (directory and ``scope.json``; no repo): what the
+    picker lists."""
     from reverie.storage.scopes import SCOPE_FILE, Scope, ScopeRoot
 
     layout = ScopeRoot(root)
@@ -81,7 +82,9 @@ def _listed_root(root: Path, users: int) -> None:
         marker.write_text(json.dumps({"user": scope.user, "agent": None}))
 
 
-def _alternate(page, floor, repeat: int) -> tuple[list[float], list[float]]:  # type: ignore[no-untyped-def]
+def _alternate(  # type: ignore[no-untyped-def]
+    page, floor, repeat: int
+) -> tuple[list[float], list[float]]:
     import time
 
     pages, floors = [], []
@@ -136,7 +139,9 @@ def _changed_lines(store, commit, paths) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(parts).lower()
 
 
-def _filter_results(ctx: Context, memory, client, commits: int, repeat: int) -> list[Result]:  # type: ignore[no-untyped-def]
+def _filter_results(  # type: ignore[no-untyped-def]
+    ctx: Context, memory, client, commits: int, repeat: int
+) -> list[Result]:
     import time
     from datetime import date
 
@@ -214,7 +219,8 @@ def _filter_results(ctx: Context, memory, client, commits: int, repeat: int) -> 
                 stats_of(walked),
                 f"the same filter by walking the log ({peer_rounds} rounds)",
                 target="≤ 100 ms",
-                note=f"{len(found)} matching; first request of a process {stats_of(cold).median * 1000:.0f} ms (3 rounds, catalogs emptied)",
+                note=f"{len(found)} matching; first request of a process "
+                f"{stats_of(cold).median * 1000:.0f} ms (3 rounds, catalogs emptied)",
             )
         )
     return out
@@ -267,7 +273,10 @@ def run(ctx: Context) -> list[Result]:
             (root / rel).write_text(_full(limit, label))
         memory.runtime.git.commit("bench: memory files at their budgets", kind="manual")
         lines = sum(len(memory.read(rel).splitlines()) for rel in reverie.MEMORY_FILES)
-        reads = lambda: ([memory.read(r) for r in reverie.MEMORY_FILES], memory.status())  # noqa: E731
+
+        def reads():
+            return ([memory.read(r) for r in reverie.MEMORY_FILES], memory.status())
+
         full, full_floor = _alternate(lambda: client.get("/memory"), reads, repeat)
         cold, cold_floor = _alternate(
             lambda: (_shown.cache_clear(), client.get("/memory"))[1], reads, repeat

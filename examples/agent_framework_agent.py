@@ -33,7 +33,8 @@ from reverie.integrations.agent_framework import ReverieContextProvider
 
 
 class StandIn(FunctionInvocationLayer[Any], BaseChatClient[Any]):
-    """Offline: "Remember: X" calls remember(X), anything else search_memory; then says what the tool returned."""
+    """Offline: "Remember: X" calls remember(X), anything else search_memory; then says what the
+    tool returned."""
 
     async def _reply(self, messages: Sequence[Message]) -> ChatResponse:
         results = [c for m in messages for c in m.contents if c.type == "function_result"]
@@ -76,12 +77,14 @@ async def run(workspace: str) -> None:
 
         result = await memory.adream(all=True)
         print(
-            f"\nDream: {result.status}; USER.md: {[ln for ln in memory.read('USER.md').splitlines() if 'Helix' in ln]}"
+            f"\nDream: {result.status}; USER.md: "
+            f"{[ln for ln in memory.read('USER.md').splitlines() if 'Helix' in ln]}"
         )
         if result.commit:
             await memory.arestore(result.commit)
             print(
-                f"restored to before {result.commit[:8]}: Helix in USER.md: {'Helix' in memory.read('USER.md')}"
+                f"restored to before {result.commit[:8]}: Helix in USER.md: "
+                f"{'Helix' in memory.read('USER.md')}"
             )
 
 

@@ -54,7 +54,8 @@ async def run(root: str) -> None:
     with service.open("support", "ada") as memory:  # Dream, log and restore on ada's workspace
         result = await memory.adream(all=True)
         print(
-            f"Dream: {result.status}; USER.md: {[ln for ln in memory.read('USER.md').splitlines() if ln.startswith('- ')]}"
+            f"Dream: {result.status}; USER.md: "
+            f"{[ln for ln in memory.read('USER.md').splitlines() if ln.startswith('- ')]}"
         )
         for commit in memory.log(limit=3):
             print(f"  {commit.sha[:8]}  {commit.kind:<6} {commit.subject}")

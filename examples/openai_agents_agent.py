@@ -97,7 +97,8 @@ async def run(workspace: str) -> None:
         if dreamed.commit:
             await memory.arestore(dreamed.commit)
             print(
-                f"restored to before {dreamed.commit[:8]}: Lisbon in USER.md: {'Lisbon' in memory.read('USER.md')}"
+                f"restored to before {dreamed.commit[:8]}: Lisbon in USER.md: "
+                f"{'Lisbon' in memory.read('USER.md')}"
             )
 
 

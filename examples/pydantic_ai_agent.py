@@ -59,7 +59,8 @@ def run(workspace: str) -> None:
         if result.commit:
             memory.restore(result.commit)
             print(
-                f"restored to before {result.commit[:8]}: Helix in USER.md: {'Helix' in memory.read('USER.md')}"
+                f"restored to before {result.commit[:8]}: Helix in USER.md: "
+                f"{'Helix' in memory.read('USER.md')}"
             )
 
 

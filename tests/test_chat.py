@@ -227,3 +227,39 @@ def test_dream_during_a_scheduled_run_waits_for_it_and_dream_log_agrees(workspac
     )
     assert head.short in reply and head.short in log and "not run yet" not in log
     assert notes == []  # the scheduled run's own notice is not sent as well: one report
+
+
+def test_a_chat_leaves_no_thread_running(workspace, fake, monkeypatch, capsys):
+    """The chat records through a ``Memory`` it opened and closes: the worker threads its turns ran
+    on, and a thread a model call started on a worker's loop (a host-name lookup), end with it."""
+    import asyncio
+    import socket
+    import threading
+
+    from reverie.memory import offload
+
+    offload.use_executor(None)  # this chat's threads are new ones
+    before = set(threading.enumerate())
+    ran_on: set[str] = set()
+
+    def answer_after_a_lookup(prompt: Prompt) -> str:
+        ran_on.add(threading.current_thread().name)
+        loop = asyncio.get_running_loop()  # as a model client resolves its host
+        loop.run_in_executor(None, socket.getaddrinfo, "127.0.0.1", 80)
+        return answer(prompt)
+
+    monkeypatch.setenv("REVERIE_MODEL", fake.model)
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__CONTEXT_WINDOW_TOKENS", "2048")
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__MAX_TOKENS", "256")
+    fake.responder = answer_after_a_lookup
+    chat(
+        workspace,
+        [f"message {i}: " + "words " * 60 for i in range(8)] + ["/new"],
+        monkeypatch,
+        capsys,
+    )
+    assert any(name.startswith("reverie") for name in ran_on), ran_on  # consolidated in a worker
+    left = [t for t in threading.enumerate() if t not in before]
+    for thread in left:
+        thread.join(5)
+    assert [t for t in left if t.is_alive()] == []

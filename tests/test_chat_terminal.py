@@ -231,8 +231,8 @@ def test_input_history_file_redacts_repairs_and_stays_bounded(tmp_path):
 
 
 def test_wait_text_shows_a_call_only_past_the_delay():
-    from reverie.activity import ModelActivity
     from reverie.cli._status import elapsed_text, wait_text
+    from reverie.llm.activity import ModelActivity
 
     activity = ModelActivity()
     assert wait_text(activity) is None

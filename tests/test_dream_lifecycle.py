@@ -231,6 +231,59 @@ def test_model_removals_are_superseded_or_removed_and_archived(tmp_path):
     )  # the model's removals stay the model's: the gate still judges them
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("- Works at Initech", "- Has a cat named Tom"),  # a true, unrelated line replaced
+        ("- Works at Initech", ""),  # taken out with no finding
+        ("- Speaks Polish", "- Speaks Portuguese"),  # a second language is not an update
+    ],
+)
+def test_a_line_an_edit_took_out_with_no_evidence_is_put_back(tmp_path, caplog, old, new):
+    base = USER_T + "- Lives in Lisbon\n" + old + "\n- Likes jazz\n"
+    now = base.replace(old + "\n", new + "\n" if new else "")
+    out = _apply(
+        tmp_path,
+        {"USER.md": now},
+        base={"USER.md": base},
+        edits=[Edit("USER.md", old + "\n", new + "\n" if new else "")],
+        findings=[Finding("USER", new[2:])] if new else [],
+    )
+    kept = out.files["USER.md"].splitlines()
+    assert kept[kept.index("- Lives in Lisbon") + 1] == old  # back where it was
+    assert (new in kept) if new else True
+    assert out.retired == [] and archive_path("USER.md") not in out.archive
+    assert "took out with no finding naming them" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "findings"),
+    [
+        ("- Lives in Lisbon", "- Lives in Porto", []),  # the same single-valued attribute
+        ("- Likes green tea", "- Likes green tea with honey", []),  # the line said inside it
+        ("- Project uses Postgres 15", "- Project uses Postgres 17", []),  # most words shared
+        (
+            "- Works at Initech",
+            "- Is a freelancer",
+            [Finding("USER", "Is a freelancer (replaces: Works at Initech)")],
+        ),
+    ],
+)
+def test_a_line_an_edit_updated_is_superseded(tmp_path, old, new, findings):
+    base = USER_T + old + "\n"
+    out = _apply(
+        tmp_path,
+        {"USER.md": USER_T + new + "\n"},
+        base={"USER.md": base},
+        edits=[Edit("USER.md", old + "\n", new + "\n")],
+        findings=findings,
+    )
+    assert out.files["USER.md"] == USER_T + new + "\n"
+    assert (
+        f'{old[2:]} · superseded 2027-06-01 by "{new[2:]}"' in out.archive[archive_path("USER.md")]
+    )
+
+
 def test_learning_records_marks_and_confirmations(tmp_path):
     record = SalienceRecord(tmp_path / "s.json")
     record.files["USER.md"] = {"likes jazz": LineInfo(TODAY - timedelta(days=100))}

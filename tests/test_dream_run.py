@@ -209,9 +209,7 @@ def test_refused_paths_touch_nothing_and_the_model_is_told(env):
     assert sum("refused" in t for t in tool_msgs) == 4
 
 
-@pytest.mark.parametrize(
-    "case", ["shrink", "credential"]
-)  # a file over budget is archived, not rejected:
+@pytest.mark.parametrize("case", ["credential"])  # a file over budget is archived, not rejected:
 def test_gate_rejections_leave_files_and_show_in_status(
     tmp_path, case
 ):  # see tests/test_dream_lifecycle.py
@@ -222,19 +220,47 @@ def test_gate_rejections_leave_files_and_show_in_status(
     env.add("- [durable] something")
     before = snapshot(env)
     new = {
-        "shrink": "# Memory\n- fact 1\n",
         "size": big + "- " + "y" * 300 + "\n",
         "credential": big + "- key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6\n",
     }[case]
     env.fake.enqueue("[MEMORY] something", [edit(MEM, big, new)], "done")
     result = run(env.dream())
     assert result.status == "rejected"
-    assert {"shrink": "more than half", "size": "size budget", "credential": "credential"}[
-        case
-    ] in result.reason
+    assert {"size": "size budget", "credential": "credential"}[case] in result.reason
     _assert_untouched(env, before)
     report = collect_status(env.store)
     assert report.dream_last_rejection["reason"] == result.reason and report.dream_attempts == 1
+
+
+def test_a_file_gutted_with_no_finding_is_put_back_and_the_run_changes_nothing(env, caplog):
+    """The model took 19 of 20 lines out with no ``[FILE-REMOVE]``: no line leaves without
+    evidence, so the lifecycle puts them back before the gate (which would reject the shrink)."""
+    big = "# Memory\n" + "".join(f"- fact {i}\n" for i in range(20))
+    env.ws.write(MEM, big)
+    env.git.commit("seed", kind="manual")
+    env.add("- [durable] something")
+    env.fake.enqueue("[MEMORY] something", [edit(MEM, big, "# Memory\n- fact 1\n")], "done")
+    assert run(env.dream()).status == "no-change"
+    assert env.read(MEM) == big and "kept 19 line(s) of memory/MEMORY.md" in caplog.text
+
+
+def test_an_edit_that_puts_an_unrelated_line_in_place_of_a_true_one_only_adds(env):
+    """The batch says only "my cat is called Tom"; the model's edit writes it over "Works at
+    Initech". The job is not superseded by a cat: both lines stay, nothing is archived."""
+    user = env.read("USER.md") + "- Works at Initech\n"
+    env.ws.write("USER.md", user)
+    env.git.commit("seed", kind="manual")
+    env.add("- [durable] my cat is called Tom")
+    env.fake.enqueue(
+        "[USER] Has a cat named Tom",
+        [edit("USER.md", "- Works at Initech", "- Has a cat named Tom")],
+        "done",
+    )
+    assert run(env.dream()).status == "ok"
+    kept = env.read("USER.md")
+    assert "- Works at Initech\n" in kept and "- Has a cat named Tom" in kept
+    archive = env.ws.memory_dir / "archive"
+    assert "Initech" not in "".join(f.read_text("utf-8") for f in archive.glob("*.md"))
 
 
 def test_file_remove_finding_allows_a_large_removal(env):

@@ -26,6 +26,7 @@ PACKAGE = Path(reverie.__file__).parent
         ("reverie.session_jobs", "reverie.memory.session_jobs"),
         ("reverie.importers", "reverie.memory.importers"),
         ("reverie.commands", "reverie.chat.commands"),
+        ("reverie.activity", "reverie.llm.activity"),
     ],
 )
 def test_an_old_path_is_the_moved_module(old: str, new: str) -> None:

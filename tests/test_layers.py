@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reverie"
 LAYERS: list[tuple[str, set[str]]] = [
     ("files and formats", {"errors", "_lazy", "backoff", "version", "text", "storage", "security"}),
     ("versioning", {"gitstore"}),
-    ("models", {"llm", "activity"}),
+    ("models", {"llm"}),
     ("memory pipeline", {"consolidator", "dream", "recall"}),
     # Dream's one scheduling policy and its in-process drivers: above Dream, which they run; below
     # the wiring (a root's scheduler is handed its scopes' Dream) and the front door, which reads
@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, set[str]]] = [
         {"cli", "mcp", "ui", "fleet", "__main__", "integrations"},
     ),
     # The old module paths the docs promised, each the moved module under its old name.
-    ("old paths", {"offload", "session_jobs", "importers", "commands"}),
+    ("old paths", {"offload", "session_jobs", "importers", "commands", "activity"}),
 ]
 INDEPENDENT = {"consolidator", "dream", "recall"}
 

@@ -287,8 +287,9 @@ def test_new_during_an_outage_warns_about_it_once(
     cfg = _config(base)
     rt = Runtime(ws, config=cfg)
     agent = ChatAgent(rt, session_key="cli:t")
+    session = rt.sessions.get_or_create("cli:t")
     for text in ("I live in Lisbon", "I work at Santa Maria", "I prefer green tea"):
-        rt.sessions.append(agent.session, {"role": "user", "content": text})
+        rt.sessions.append(session, {"role": "user", "content": text})
     with caplog.at_level("INFO"):
         reply = asyncio.run(agent.respond("/new"))
     assert "raw transcript was kept" in reply

@@ -405,3 +405,67 @@ def test_every_async_verb_in_worker_processes(template, tmp_path):
         offload.configure("threads", workers=before)
         offload._workers = 0
     assert offload._pool is None
+
+
+def test_closing_the_last_memory_that_used_the_workers_ends_their_threads(tmp_path):
+    """What opens a thread closes it: the worker threads, and the threads their event loops start
+    (a model client's host-name lookup runs in the loop's default executor), end when the last
+    ``Memory`` that used them is closed; one still open keeps them; the next call starts new
+    ones."""
+    import socket
+    import threading
+
+    from reverie.memory import offload
+
+    offload.use_executor(None)  # this test's threads are new ones
+    before = set(threading.enumerate())
+
+    def started() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t not in before and t.is_alive()]
+
+    first, second = reverie.open(tmp_path / "a"), reverie.open(tmp_path / "b")
+
+    async def lookup() -> Any:  # on a worker's loop, as a model client resolves its host
+        return await asyncio.get_running_loop().getaddrinfo(
+            "127.0.0.1", 80, type=socket.SOCK_STREAM
+        )
+
+    async def use() -> None:
+        await first.arecord("k", [{"role": "user", "content": "I live in Porto."}])
+        assert await offload.run_async(lookup, user=first)
+        assert await second.apending() == 0
+
+    asyncio.run(use())
+    names = {t.name for t in started()}
+    assert any(n.startswith("reverie") for n in names) and any(
+        n.startswith("asyncio") for n in names
+    ), names
+    first.close()
+    time.sleep(0.2)
+    assert any(t.name.startswith("reverie") for t in started())  # ``second`` still uses them
+    second.close()
+    for thread in started():
+        thread.join(5)
+    assert started() == []
+    assert asyncio.run(first.arecall("Porto"))  # the next call starts new ones
+    first.close()
+    for thread in started():
+        thread.join(5)
+    assert started() == []
+
+
+def test_every_twin_takes_its_verbs_parameters():
+    """A verb and its ``a``-twin take the same parameters, whether the pair is made from one
+    signature (``twin``, ``pipeline``) or written twice (``record`` / ``arecord``: ``arecord``
+    appends in a step of its own before it consolidates; ``history``'s overloads)."""
+    pairs = [
+        (name, name[1:])
+        for name, member in inspect.getmembers(Memory)
+        if name.startswith("a")
+        and inspect.iscoroutinefunction(member)
+        and callable(getattr(Memory, name[1:], None))
+    ]
+    assert len(pairs) >= 50
+    for twin, verb in pairs:
+        theirs = inspect.signature(getattr(Memory, verb)).parameters
+        assert inspect.signature(getattr(Memory, twin)).parameters == theirs, twin

@@ -54,3 +54,64 @@ def test_an_archived_message_is_not_popped(tmp_path: Path) -> None:
         memory.record("k", [{"role": "user", "content": "second"}])
         assert memory.pop_message("k")["content"] == "second"
         assert memory.pop_message("k") is None
+
+
+def test_a_cancelled_arecord_still_appends_its_messages(tmp_path: Path) -> None:
+    """A cancellation that comes before the worker has started (here: every worker busy) still
+    appends the messages: the await ends once they are in, then raises; only a consolidation is
+    stopped (the chat's Ctrl-C keeps the user's message)."""
+    import asyncio
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pytest
+
+    from reverie.memory import offload
+
+    busy = threading.Event()
+    pool = ThreadPoolExecutor(1)
+    offload.use_executor(pool)
+    try:
+        with reverie.open(tmp_path / "ws") as memory:
+
+            async def main() -> None:
+                blocker = asyncio.get_running_loop().run_in_executor(pool, busy.wait, 10)
+                message = {"role": "user", "content": "I moved to Lisbon."}
+                task = asyncio.ensure_future(memory.arecord("app:alice", [message]))
+                await asyncio.sleep(0.05)  # queued behind the blocker: nothing appended yet
+                assert memory.messages("app:alice") == []
+                task.cancel()
+                await asyncio.sleep(0.05)
+                assert not task.done()  # waiting for the append, not abandoning it
+                busy.set()
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+                await blocker
+
+            asyncio.run(main())
+            assert [m["content"] for m in memory.messages("app:alice")] == ["I moved to Lisbon."]
+    finally:
+        busy.set()
+        offload.use_executor(None)  # a new shared one (the one before was shut down)
+        pool.shutdown()
+
+
+def test_record_without_consolidating_only_appends(tmp_path: Path) -> None:
+    """``consolidate=False`` (the chat agent's reply): appended, nothing consolidated even over the
+    token budget; the next record consolidates."""
+    import asyncio
+
+    from reverie.operations.conversation import NOT_ASKED
+    from reverie.storage.config import Config
+
+    config = Config.model_validate(
+        {"agents": {"defaults": {"contextWindowTokens": 2048, "maxTokens": 256}}}
+    )
+    with reverie.open(tmp_path / "ws", config=config) as memory:
+        memory.init()
+        said = [{"role": "user", "content": f"note {i}: " + "words " * 80} for i in range(12)]
+        result = asyncio.run(memory.arecord("k", said, consolidate=False))
+        assert result.stop == NOT_ASKED and result.estimate_before > result.budget
+        assert len(memory.messages("k")) == 12 and memory.history() == []
+        assert memory.record("k", [], consolidate=False).stop == NOT_ASKED
+        assert memory.record("k", []).consolidated_messages > 0

@@ -65,8 +65,9 @@ def _gone(pids: list[int], within: float = 10.0) -> bool:
 
 
 class SlowMemory(Memory):
-    """A ``Memory`` whose ``status`` and ``_record`` wait where a test can find and stop them (the
-    class is importable by the worker: it is sent by name)."""
+    """A ``Memory`` whose ``status`` and ``_consolidate_turns`` (``arecord``'s pipeline step) wait
+    where a test can find and stop them (the class is importable by the worker: it is sent by
+    name)."""
 
     def status(self) -> Any:
         marker = self.workspace.root / "worker.pid"
@@ -74,7 +75,7 @@ class SlowMemory(Memory):
         time.sleep(60)
         return super().status()
 
-    async def _record(self, session_key: str, messages: Any) -> Any:
+    async def _consolidate_turns(self, session_key: str) -> Any:
         marker = self.workspace.root / "worker.pid"
         marker.write_text(str(os.getpid()))
         try:
@@ -82,7 +83,7 @@ class SlowMemory(Memory):
         except asyncio.CancelledError:
             (self.workspace.root / "cancelled").write_text("yes")
             raise
-        return await super()._record(session_key, messages)
+        return await super()._consolidate_turns(session_key)
 
     def files(self) -> list[str]:
         raise _Odd("no", 3)

@@ -2,7 +2,8 @@
 nanobot).
 
 argv[1] is a JSON object:
-  {"reads": [[workspace, since_cursor], ...], "budget": seconds per read size, "min_reps": n, "max_reps": n,
+  {"reads": [[workspace, since_cursor], ...], "budget": seconds per read size,
+   "min_reps": n, "max_reps": n,
    "append": {"workspace": path, "blocks": n, "block_size": n, "text": str} | null}
 Prints one JSON object: per read size the raw seconds per call and the cursors returned (for a
 correctness cross-check), and for appends the appends/s of each block.

@@ -17,7 +17,7 @@ from ..storage.workspace import Workspace
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..activity import ModelActivity
+    from ..llm.activity import ModelActivity
     from ..memory import Memory
     from ..storage.scopes import Scope, ScopeRoot
 

@@ -34,8 +34,8 @@ from ._render import markdown
 from ._status import StatusLine, wait_text
 
 if TYPE_CHECKING:
-    from ..activity import ModelActivity
     from ..chat.agent import ChatAgent
+    from ..llm.activity import ModelActivity
 
 __all__ = ["repl"]
 
@@ -61,8 +61,8 @@ async def show(text: str) -> None:
 
 
 async def repl(args: argparse.Namespace) -> int:
-    from ..activity import ModelActivity
     from ..chat.agent import OFFLINE_NOTICE, ChatAgent
+    from ..llm.activity import ModelActivity
     from ..memory.runtime import Runtime
 
     activity = ModelActivity()

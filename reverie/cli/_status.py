@@ -1,12 +1,12 @@
 """The CLI's live status line: what a command is waiting for, on a terminal only.
 
-``StatusLine`` watches a ``ModelActivity`` (``reverie.activity``) from a small thread and shows a
-rich spinner line while a model call has been in flight for more than ``delay`` seconds: the model,
-Reverie's task for the call (``archive``, ``dream-analyze``, …) and the elapsed time. A thread, not
-the event loop, so the line also appears while the loop is blocked (litellm's first import takes
-seconds). A command with phases of its own (Dream) sets ``phase`` and the line shows from then on,
-with the model wait appended. Nothing is shown when stdout is not a terminal: scripts and tests see
-clean output. The line is transient: it is erased when it hides.
+``StatusLine`` watches a ``ModelActivity`` (``reverie.llm.activity``) from a small thread and shows
+a rich spinner line while a model call has been in flight for more than ``delay`` seconds: the
+model, Reverie's task for the call (``archive``, ``dream-analyze``, …) and the elapsed time. A
+thread, not the event loop, so the line also appears while the loop is blocked (litellm's first
+import takes seconds). A command with phases of its own (Dream) sets ``phase`` and the line shows
+from then on, with the model wait appended. Nothing is shown when stdout is not a terminal: scripts
+and tests see clean output. The line is transient: it is erased when it hides.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from ._common import console
 if TYPE_CHECKING:
     from rich.status import Status
 
-    from ..activity import ModelActivity
+    from ..llm.activity import ModelActivity
 
 __all__ = ["StatusLine", "elapsed_text", "wait_text"]
 

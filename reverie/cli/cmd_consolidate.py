@@ -22,7 +22,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..activity import ModelActivity
+    from ..llm.activity import ModelActivity
     from ._status import StatusLine
 
     activity = ModelActivity()

@@ -36,8 +36,8 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.rule import Rule
 
-    from ..activity import ModelActivity
     from ..chat.demo import is_free, run_demo
+    from ..llm.activity import ModelActivity
     from ..storage.config import load_config
     from ._status import StatusLine
 

@@ -30,7 +30,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..activity import ModelActivity
+    from ..llm.activity import ModelActivity
 
     activity = ModelActivity()
     memory = open_memory(args, activity=activity)

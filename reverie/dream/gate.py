@@ -48,17 +48,22 @@ def _budgets(cfg: DreamConfig) -> dict[str, int]:
     return {MEMORY: cfg.memory_max_chars, USER: cfg.user_max_chars, SOUL: cfg.soul_max_chars}
 
 
-def _removal_allowed(rel: str, findings: Iterable[Finding]) -> bool:
-    """A ``[FILE-REMOVE]`` finding naming this file allows a large removal; one naming no file
-    allows it anywhere."""
+def removal_finding(rel: str, findings: Iterable[Finding]) -> Finding | None:
+    """The ``[FILE-REMOVE]`` finding that allows removals from ``rel``: one naming this file, or
+    one naming no file (it allows them anywhere); None when there is none."""
     for f in findings:
         if f.kind != "FILE-REMOVE":
             continue
         text = f.text.lower()
         named = [path for path, name in _FILE_NAMES.items() if name in text]
         if not named or rel in named:
-            return True
-    return False
+            return f
+    return None
+
+
+def _removal_allowed(rel: str, findings: Iterable[Finding]) -> bool:
+    """A large removal from ``rel`` needs a ``[FILE-REMOVE]`` finding (`removal_finding`)."""
+    return removal_finding(rel, findings) is not None
 
 
 def _nonblank(text: str) -> int:

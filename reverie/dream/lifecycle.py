@@ -9,7 +9,11 @@ with that reason and what replaced it:
 1. **The model's removals** are accounted for: a line an edit replaced is *superseded* by the edit's
    new line; a line moved with the ``archive_line`` tool is *archived* with the model's reason; a
    line removed while an identical line stays is *merged*; any other removed line is *removed* (with
-   the ``[FILE-REMOVE]`` finding's reason).
+   the ``[FILE-REMOVE]`` finding's reason). A removal needs evidence: a finding that names the line
+   (``[FILE-REMOVE]`` or ``(replaces: …)``), or a replacement that is the same fact updated (the
+   same single-valued attribute, the line said inside it, or most of its words). An edit that put
+   an unrelated line in its place ("Works at Initech" → "Has a cat named Tom"), or took it out with
+   no finding, is not evidence: the line is put back and both stay.
 2. **Duplicates of the same fact** are *merged*: the same ``line_key`` into the first occurrence; a
    line said word for word at the start of a longer line of the same file (after an optional "The
    user") into that longer line ("Likes green tea" into "Likes green tea with honey"). A line said
@@ -52,8 +56,9 @@ from datetime import date
 from ..storage.config import DreamConfig
 from ..storage.workspace import MEMORY, SOUL, USER
 from ..text.dates import MONTH_NAME, month_number
-from ..text.memline import bare_line, is_fact_line, is_pinned, line_key
+from ..text.memline import bare_line, is_fact_line, is_pinned, line_key, unpin
 from . import archive as arc
+from .gate import removal_finding
 from .result import Edit, Finding
 from .salience import LineInfo, SalienceRecord, recent, score
 
@@ -465,7 +470,7 @@ def _unpin_model_pins(base: Mapping[str, str], files: dict[str, str]) -> None:
         changed = False
         for raw in text.split("\n"):
             if is_pinned(raw) and line_key(raw) not in pinned_before:
-                raw = re.sub(r"\s*(?:\[pinned\]|📌)", "", raw, flags=re.I)
+                raw = unpin(raw)
                 changed = True
             out.append(raw)
         if changed:
@@ -477,12 +482,14 @@ def _unpin_model_pins(base: Mapping[str, str], files: dict[str, str]) -> None:
 
 def _model_removals(
     base: Mapping[str, str],
-    files: Mapping[str, str],
+    files: dict[str, str],
     edits: Sequence[Edit],
     moved: Sequence[MovedLine],
     findings: Sequence[Finding],
     stamp: str,
 ) -> list[Retired]:
+    """The lines the model's edits took out, each with its reason; a line taken out without
+    evidence (see the module docstring) is put back into ``files`` instead."""
     out: list[Retired] = []
     moved_by_key = {(m.path, line_key(m.line)): m for m in moved}
     for rel, before in base.items():
@@ -491,7 +498,8 @@ def _model_removals(
             continue
         left = _keys(after)
         remaining = Counter(left)
-        for raw in before.split("\n"):
+        kept: list[int] = []
+        for i, raw in enumerate(before.split("\n")):
             if not is_fact_line(raw):
                 continue
             key = line_key(raw)
@@ -509,12 +517,53 @@ def _model_removals(
                 )
                 continue
             by = _replacement(rel, raw, edits, left)
-            if by is not None:
+            why = _removal_reason(rel, text, findings)
+            if why is None and (by is None or not _same_fact(key, line_key(by))):
+                kept.append(i)
+            elif by is not None:
                 out.append(Retired(rel, text, "superseded", f"superseded {stamp}", by))
             else:
-                why = _removal_reason(text, findings)
                 out.append(Retired(rel, text, "removed", f"removed {stamp} by Dream ({why})"))
+        if kept:
+            files[rel] = _put_back(before, after, kept)
+            log.warning(
+                "dream lifecycle: kept %d line(s) of %s an edit took out with no finding naming "
+                "them (first: %r)",
+                len(kept),
+                rel,
+                bare_line(before.split("\n")[kept[0]])[:80],
+            )
     return out
+
+
+def _same_fact(old: str, new: str) -> bool:
+    """Whether the line key ``new`` is ``old`` updated: the same single-valued attribute, ``old``
+    said in it (or it in ``old``), or most of their words shared."""
+    slot = _slot(old)
+    if slot is not None and slot == _slot(new):
+        return True
+    if _covers(old, new) or _covers(new, old):
+        return True
+
+    def words(key: str) -> frozenset[str]:
+        return frozenset(t for t in key.replace(":", " ").split() if t not in _STOP)
+
+    return _jaccard(words(old), words(new)) >= 0.5
+
+
+def _put_back(before: str, after: str, kept: Sequence[int]) -> str:
+    """``after`` with the lines ``kept`` (indexes into ``before``) back where they were: after the
+    nearest earlier line of ``before`` that is still there, else at the top of the list."""
+    old, lines = before.split("\n"), after.split("\n")
+    for i in kept:
+        at = next(
+            (lines.index(old[j]) + 1 for j in range(i - 1, -1, -1) if old[j] in lines and old[j]),
+            None,
+        )
+        if at is None:
+            at = next((n for n, raw in enumerate(lines) if is_fact_line(raw)), len(lines))
+        lines.insert(at, old[i])
+    return "\n".join(lines)
 
 
 def _replacement(rel: str, raw: str, edits: Sequence[Edit], left: Counter[str]) -> str | None:
@@ -529,7 +578,10 @@ def _replacement(rel: str, raw: str, edits: Sequence[Edit], left: Counter[str]) 
     return None
 
 
-def _removal_reason(text: str, findings: Sequence[Finding]) -> str:
+def _removal_reason(rel: str, text: str, findings: Sequence[Finding]) -> str | None:
+    """The finding that asked for the line ``text`` of ``rel`` to go, as a reason: one naming the
+    line, else a ``[FILE-REMOVE]`` finding for the file (what lets the gate pass a large removal);
+    None when there is none."""
     key = line_key(text)
     for f in findings:
         if f.kind == "FILE-REMOVE" and key and key in line_key(f.text):
@@ -537,7 +589,8 @@ def _removal_reason(text: str, findings: Sequence[Finding]) -> str:
         m = _REPLACES.search(f.text)
         if m and line_key(m.group(1)) == key:
             return f"replaced per finding: {' '.join(f.text.split())[:160]}"
-    return "an edit removed it"
+    general = removal_finding(rel, findings)
+    return f"finding: {' '.join(general.text.split())[:160]}" if general else None
 
 
 def _merge_duplicates(

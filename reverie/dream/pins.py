@@ -5,20 +5,18 @@ edit."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import DreamError, MergeConflictError
 from ..storage.workspace import MEMORY_FILES, Workspace
-from ..text.memline import PIN_MARK, is_pinned
+from ..text.memline import PIN_MARK, is_pinned, unpin
 
 if TYPE_CHECKING:
     from ..gitstore import GitStore
 
 __all__ = ["PinResult", "pin"]
 
-_PIN_RE = re.compile(r"\s*(?:\[pinned\]|📌)", re.I)
 _TRIES = 3  # a pin that conflicts with a concurrent Dream commit is re-read and tried again
 
 
@@ -49,7 +47,7 @@ def pin(workspace: Workspace, git: GitStore, text: str, *, pinned: bool = True) 
         if is_pinned(raw) == pinned:
             return PinResult(rel, raw.strip(), False, None)
         original = "\n".join(rows)
-        rows[i] = f"{raw.rstrip()} {PIN_MARK}" if pinned else _PIN_RE.sub("", raw)
+        rows[i] = f"{raw.rstrip()} {PIN_MARK}" if pinned else unpin(raw)
         verb = "pin" if pinned else "unpin"
         try:
             sha = git.commit(

@@ -16,7 +16,7 @@ import logging
 import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Literal
 
@@ -44,7 +44,7 @@ from ..storage.history import HistoryEntry
 from ..storage.store import WorkspaceStore
 from ..storage.workspace import MEMORY, MEMORY_FILES, SOUL
 from . import transaction
-from .agent import run_edit_loop
+from .agent import EditOutcome, run_edit_loop
 from .analyze import UnusableAnalysis, analyze
 from .archive import archive_path
 from .archive_files import read_archives
@@ -109,6 +109,31 @@ class _Shrink(Exception):
     def __init__(self, keep: int) -> None:
         super().__init__(keep)
         self.keep = keep
+
+
+@dataclass
+class _Attempt:
+    """One try at one batch: what its steps share, and what a failure reports (``findings``: the
+    analysis's, once it has answered)."""
+
+    entries: list[HistoryEntry]
+    budget: Budget
+    attempts: Attempts
+    dry_run: bool
+    staged: StagedFiles
+    tools: MemoryTools
+    base: DreamResult
+    evidence: Evidence
+    progress: Callable[[ProgressPhase], None]
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def first(self) -> int:
+        return self.entries[0].cursor
+
+    @property
+    def last(self) -> int:
+        return self.entries[-1].cursor
 
 
 class Dream:
@@ -368,14 +393,15 @@ class Dream:
         dry_run: bool,
         emit: ProgressCallback,
     ) -> DreamResult:
-        cfg = self.config.dream
+        """One try at one batch: analyze, edit, judge, then commit (or show, for a dry run); a
+        failure is reported by what failed (``_failed``). The attempt's shared state first: the
+        files staged (trimmed first when over budget), the edit tools over them, the result a
+        failure starts from, and where evidence is kept."""
         first, last = entries[0].cursor, entries[-1].cursor
         emit(Progress("start", first=first, last=last))
         staged = StagedFiles.load(self.workspace)
         if not staged.unreadable and self._over_budget(staged):
             staged = self._trim_first(staged, dry_run)
-        tools = MemoryTools(staged)
-        findings: tuple[Finding, ...] = ()
         base = DreamResult(
             "failed",
             first,
@@ -384,184 +410,207 @@ class Dream:
             dry_run=dry_run,
             attempts=attempts.for_batch(first),
         )
-        evidence = Evidence(self.workspace.state_dir, self.model, first, last, dry_run)
 
         def progress(phase: ProgressPhase) -> None:
             emit(Progress(phase, budget.iterations, budget.tool_calls, budget.tokens, first, last))
 
+        evidence = Evidence(self.workspace.state_dir, self.model, first, last, dry_run)
+        run = _Attempt(
+            entries,
+            budget,
+            attempts,
+            dry_run,
+            staged,
+            MemoryTools(staged),
+            base,
+            evidence,
+            progress,
+        )
         try:
-            if staged.unreadable:  # never consume a batch whose facts could not be written anywhere
-                raise _Failed("failed", staged.unreadable, count=False)
-            today = self.today()
-            sizes = budget_lines(staged.base, cfg)
-            system = load_prompt(protocol.TASK_DREAM_ANALYZE, self.workspace)
-            user = build_analysis_message(
-                entries,
-                staged.base,
-                self._memory_ages(staged.base[MEMORY]),
-                today,
-                budgets=sizes,
+            return await self._run(run)
+        except (BudgetExceeded, ModelError, _Failed) as exc:
+            return self._failed(run, exc)
+
+    async def _run(self, run: _Attempt) -> DreamResult:
+        """The attempt's steps, in order; a step that fails raises (``_failed`` reports it)."""
+        if run.staged.unreadable:  # never consume a batch whose facts could not be written anywhere
+            raise _Failed("failed", run.staged.unreadable, count=False)
+        today = self.today()
+        sizes = budget_lines(run.staged.base, self.config.dream)
+        said, edited = await self._analyze_and_edit(run, today, sizes)
+        life, changed = self._judge(run, today)
+        budget = run.budget
+        done = _with_lifecycle(
+            replace(
+                run.base,
+                findings=run.findings,
+                edits=tuple(run.tools.edits),
+                usage=budget.usage,
+                iterations=budget.iterations,
+                tool_calls=budget.tool_calls,
+            ),
+            life,
+        )
+        if not changed and not life.archive:
+            why = said or run.evidence.unchanged(run.findings, run.tools, edited)
+            no_change = replace(done, status="no-change", reason=why)
+            return self._finish(no_change, run.attempts, run.last, run.dry_run, life)
+        if run.dry_run:
+            return self._preview(done, run.staged, changed, life)
+        run.progress("commit")
+        return self._commit(done, run.staged, {**changed, **life.archive}, run.attempts, life)
+
+    async def _analyze_and_edit(
+        self, run: _Attempt, today: date, sizes: str | None
+    ) -> tuple[str | None, EditOutcome | None]:
+        """Ask the model what the batch teaches (``run.findings``), then let it edit the staged
+        files to say so. Returns why an analysis was not taken as it came (None: it was), and the
+        edit step's outcome (None: nothing to edit)."""
+        entries, staged = run.entries, run.staged
+        system = load_prompt(protocol.TASK_DREAM_ANALYZE, self.workspace)
+        ages = self._memory_ages(staged.base[MEMORY])
+        user = build_analysis_message(entries, staged.base, ages, today, budgets=sizes)
+        self._fit(entries, system, user)
+        analysis = await analyze(
+            self.client,
+            run.budget,
+            model=self.model,
+            system=system,
+            user=user,
+            max_tokens=self._max_tokens(protocol.TASK_DREAM_ANALYZE),
+        )
+        run.findings = analysis.findings
+        said = run.evidence.analysis(analysis, entries, staged.base)
+        run.progress("analyze")
+        if not run.findings:
+            return said, None
+        edited = await run_edit_loop(
+            self.client,
+            run.budget,
+            run.tools,
+            model=self.model,
+            system=load_prompt(protocol.TASK_DREAM_EDIT, self.workspace),
+            findings=run.findings,
+            progress=lambda: run.progress("edit"),
+            budgets=sizes,
+            max_tokens=self._max_tokens(protocol.TASK_DREAM_EDIT),
+            on_refused=run.evidence.refused_edit,
+            window=self.windows.of(self.model),
+            room_tokens=self._room(),
+        )
+        return said, edited
+
+    def _judge(self, run: _Attempt, today: date) -> tuple[LifecycleOutcome, dict[str, str]]:
+        """The lifecycle's changes (archiving, expiry) beside the model's edits, then the gate over
+        both, and the SOUL.md rule check (``_Failed("rejected")`` when either says no). Returns the
+        lifecycle's outcome and the files the edits changed."""
+        staged = run.staged
+        facts = [
+            f
+            for e in run.entries
+            for ln in e.content.splitlines()
+            if (f := protocol.parse_fact_line(ln))
+        ]
+        life = self._lifecycle(
+            staged, today, dry_run=run.dry_run, tools=run.tools, findings=run.findings, facts=facts
+        )
+        changed = staged.changed()
+        run.progress("gate")
+        verdict = check(
+            staged.base,
+            {**changed, **life.archive},
+            run.findings,
+            self.config.dream,
+            own_removals=life.own_removals,
+            over_budget_ok=life.protected_over_budget,
+        )
+        if not verdict.ok:
+            raise _Failed("rejected", f"gate: {verdict.reason}")
+        batch = [e.content for e in run.entries]
+        laundered = untrusted_soul_lines(batch, staged.base.get(SOUL, ""), changed.get(SOUL))
+        if laundered:  # security: a SOUL.md rule only ever comes from what the user said
+            raise _Failed(
+                "rejected",
+                f"gate: SOUL.md would take a rule from tool output or another participant "
+                f"({laundered[0][:80]!r})",
             )
-            self._fit(entries, system, user)
-            analysis = await analyze(
-                self.client,
-                budget,
-                model=self.model,
-                system=system,
-                user=user,
-                max_tokens=self._max_tokens(protocol.TASK_DREAM_ANALYZE),
+        return life, changed
+
+    def _preview(
+        self,
+        done: DreamResult,
+        staged: StagedFiles,
+        changed: dict[str, str],
+        life: LifecycleOutcome,
+    ) -> DreamResult:
+        """A dry run's result: the diff and the files a real run would write, nothing written."""
+        # As a real run would: a SOUL.md change under protectSoul is staged for approval, not
+        # written, so it is the SOUL.md proposal here, not one of the files.
+        soul = changed.get(SOUL) if self.config.dream.protect_soul else None
+        written = {k: v for k, v in changed.items() if soul is None or k != SOUL}
+        archive_base = self._archive_base(staged)
+        files = tuple(transaction.file_changes(archive_base, {**written, **life.archive}))
+        return replace(
+            done,
+            status="ok",
+            diff=staged.diff() + _archive_diff(archive_base, life.archive),
+            files=files,
+            pending_soul=soul,
+        )
+
+    def _failed(self, run: _Attempt, exc: BudgetExceeded | ModelError | _Failed) -> DreamResult:
+        """What a failed step reports: a pause when the drain's budget ran out (nothing written, no
+        attempt counted), a smaller batch when the model's window is too small (``_Shrink``), else
+        a failure, counted against the batch only when the batch is at fault."""
+        first, last = run.first, run.last
+
+        def fail(failure: _Failed) -> DreamResult:
+            return self._fail(
+                run.base, run.findings, run.tools, run.budget, run.attempts, run.dry_run, failure
             )
-            findings = analysis.findings
-            said = evidence.analysis(analysis, entries, staged.base)
-            progress("analyze")
-            edited = None
-            if findings:
-                edited = await run_edit_loop(
-                    self.client,
-                    budget,
-                    tools,
-                    model=self.model,
-                    system=load_prompt(protocol.TASK_DREAM_EDIT, self.workspace),
-                    findings=findings,
-                    progress=lambda: progress("edit"),
-                    budgets=sizes,
-                    max_tokens=self._max_tokens(protocol.TASK_DREAM_EDIT),
-                    on_refused=evidence.refused_edit,
-                    window=self.windows.of(self.model),
-                    room_tokens=self._room(),
-                )
-            facts = [
-                f
-                for e in entries
-                for ln in e.content.splitlines()
-                if (f := protocol.parse_fact_line(ln))
-            ]
-            life = self._lifecycle(
-                staged, today, dry_run=dry_run, tools=tools, findings=findings, facts=facts
-            )
-            changed = staged.changed()
-            progress("gate")
-            verdict = check(
-                staged.base,
-                {**changed, **life.archive},
-                findings,
-                cfg,
-                own_removals=life.own_removals,
-                over_budget_ok=life.protected_over_budget,
-            )
-            if not verdict.ok:
-                raise _Failed("rejected", f"gate: {verdict.reason}")
-            batch = [e.content for e in entries]
-            laundered = untrusted_soul_lines(batch, staged.base.get(SOUL, ""), changed.get(SOUL))
-            if laundered:  # security: a SOUL.md rule only ever comes from what the user said
-                raise _Failed(
-                    "rejected",
-                    f"gate: SOUL.md would take a rule from tool output or another participant "
-                    f"({laundered[0][:80]!r})",
-                )
-            done = _with_lifecycle(
-                replace(
-                    base,
-                    findings=findings,
-                    edits=tuple(tools.edits),
-                    usage=budget.usage,
-                    iterations=budget.iterations,
-                    tool_calls=budget.tool_calls,
-                ),
-                life,
-            )
-            if not changed and not life.archive:
-                why = said or evidence.unchanged(findings, tools, edited)
-                return self._finish(
-                    replace(done, status="no-change", reason=why), attempts, last, dry_run, life
-                )
-            if dry_run:
-                # As a real run would: a SOUL.md change under protectSoul is staged for approval,
-                # not written, so it is the SOUL.md proposal here, not one of the files.
-                soul = changed.get(SOUL) if self.config.dream.protect_soul else None
-                written = {k: v for k, v in changed.items() if soul is None or k != SOUL}
-                files = tuple(
-                    transaction.file_changes(
-                        self._archive_base(staged), {**written, **life.archive}
-                    )
-                )
-                return replace(
-                    done,
-                    status="ok",
-                    diff=staged.diff() + _archive_diff(self._archive_base(staged), life.archive),
-                    files=files,
-                    pending_soul=soul,
-                )
-            progress("commit")
-            return self._commit(done, staged, {**changed, **life.archive}, attempts, life)
-        except BudgetExceeded as exc:
+
+        if isinstance(exc, _Failed):
+            return fail(exc)
+        if isinstance(exc, BudgetExceeded):
+            if not exc.overall:
+                return fail(_Failed("failed", str(exc)))
             # the drain's budget, not the batch: a pause, nothing written, no attempt counted
-            if exc.overall:
-                log.info("dream: batch %s-%s paused: %s", first, last, exc)
-                paused = replace(
-                    base,
-                    status="paused",
-                    reason=str(exc),
-                    usage=budget.usage,
-                    iterations=budget.iterations,
-                    tool_calls=budget.tool_calls,
-                )
-                if not dry_run:
-                    self._record(paused)
-                return paused
-            return self._fail(
-                base, findings, tools, budget, attempts, dry_run, _Failed("failed", str(exc))
+            log.info("dream: batch %s-%s paused: %s", first, last, exc)
+            budget = run.budget
+            paused = replace(
+                run.base,
+                status="paused",
+                reason=str(exc),
+                usage=budget.usage,
+                iterations=budget.iterations,
+                tool_calls=budget.tool_calls,
             )
-        except ModelUnavailableError as exc:
-            return self._fail(
-                base,
-                findings,
-                tools,
-                budget,
-                attempts,
-                dry_run,
-                # The prefix is what schedulers read as an outage (reverie.schedule.policy);
-                # the message says "not answering" for a silent provider.
-                _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=exc.kind),
+            if not run.dry_run:
+                self._record(paused)
+            return paused
+        if isinstance(exc, ModelUnavailableError):
+            # The prefix is what schedulers read as an outage (reverie.schedule.policy); the
+            # message says "not answering" for a silent provider.
+            return fail(
+                _Failed("failed", f"model unavailable: {exc}", count=False, unavailable=exc.kind)
             )
-        except ContextWindowError as exc:
+        if isinstance(exc, ContextWindowError):
             window = self.windows.learn(self.model, exc.limit, exc.requested, str(exc))
-            if len(entries) > 1 and self._requeued is None:
+            if len(run.entries) > 1 and self._requeued is None:
                 log.info(
                     "dream: the model's window is %s tokens; batch %d-%d made smaller",
                     window,
                     first,
                     last,
                 )
-                raise _Shrink(max(1, len(entries) // 2)) from None
-            return self._fail(
-                base,
-                findings,
-                tools,
-                budget,
-                attempts,
-                dry_run,
-                _Failed("failed", f"model: {exc}", count=False),
-            )
-        except UnusableAnalysis as exc:
-            kept = evidence.keep(
+                raise _Shrink(max(1, len(run.entries) // 2)) from None
+            return fail(_Failed("failed", f"model: {exc}", count=False))
+        if isinstance(exc, UnusableAnalysis):
+            kept = run.evidence.keep(
                 protocol.TASK_DREAM_ANALYZE, "refused", str(exc), exc.messages, exc.response
             )
-            return self._fail(
-                base,
-                findings,
-                tools,
-                budget,
-                attempts,
-                dry_run,
-                _Failed("failed", f"model: {exc}{kept_note(kept)}", count=False),
-            )
-        except ModelError as exc:
-            return self._fail(
-                base, findings, tools, budget, attempts, dry_run, _Failed("failed", f"model: {exc}")
-            )
-        except _Failed as exc:
-            return self._fail(base, findings, tools, budget, attempts, dry_run, exc)
+            return fail(_Failed("failed", f"model: {exc}{kept_note(kept)}", count=False))
+        return fail(_Failed("failed", f"model: {exc}"))
 
     # -- set-aside batches -------------------------------------------------------------------------
     def set_aside(self) -> list[DeadLetter]:

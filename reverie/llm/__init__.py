@@ -5,7 +5,7 @@ called).
 ``reverie/offline`` (the offline/ package) and ``scripted/<name>`` (scripted.py, the test fake) are
 in-process models called directly, every other name a remote provider reached through litellm
 (``_litellm``); ``load_prompt`` (prompts.py) gives each task's system prompt; ``protocol`` defines
-the prompts' layout.
+the prompts' layout; ``activity`` records the calls in flight, for a front end's status line.
 """
 
 from typing import TYPE_CHECKING

@@ -181,8 +181,11 @@ def strip_age(line: str) -> tuple[str, int | None]:
     return (line[: m.start()], int(m.group(1))) if m else (line, None)
 
 
-_REPLACES_RE = re.compile(r"^(.*?)\s*\(replaces: (.+)\)\s*$")
-_REMOVAL_RE = re.compile(r"^(?:(\S+\.md):\s*)?(.*?)(?:\s*\(why: (.*)\))?\s*$")
+#: The tails ``(replaces: …)`` and ``(why: …)`` are found with ``str.find``: as a lazy regex they
+#: were tried once per character of a long run of white space (quadratic).
+_REPLACES = "(replaces: "
+_WHY = "(why: "
+_REMOVAL_FILE = re.compile(r"\A(\S+\.md):\s*")
 
 
 def with_replaces(fact: str, old: str) -> str:
@@ -192,8 +195,11 @@ def with_replaces(fact: str, old: str) -> str:
 
 def split_replaces(text: str) -> tuple[str, str | None]:
     """``(fact, old line or None)`` — inverse of ``with_replaces``."""
-    m = _REPLACES_RE.match(text)
-    return (m.group(1), m.group(2)) if m else (text, None)
+    body = text.rstrip()
+    start = body.find(_REPLACES)
+    if start < 0 or not body.endswith(")") or len(body) - 1 <= start + len(_REPLACES):
+        return text, None
+    return body[:start].rstrip(), body[start + len(_REPLACES) : -1]
 
 
 def removal_text(path: str, line: str, why: str) -> str:
@@ -203,6 +209,9 @@ def removal_text(path: str, line: str, why: str) -> str:
 
 def parse_removal(text: str) -> tuple[str | None, str, str | None]:
     """``(path or None, line or free text, why or None)`` — inverse of ``removal_text``."""
-    m = _REMOVAL_RE.match(text)
-    assert m is not None  # the pattern matches any string
-    return m.group(1), m.group(2), m.group(3)
+    m = _REMOVAL_FILE.match(text)
+    rest = (text[m.end() :] if m else text).rstrip()
+    start = rest.find(_WHY)
+    if start < 0 or not rest.endswith(")"):
+        return (m.group(1) if m else None), rest, None
+    return (m.group(1) if m else None), rest[:start].rstrip(), rest[start + len(_WHY) : -1]

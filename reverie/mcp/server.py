@@ -300,8 +300,19 @@ def build_server(
     return server
 
 
-# One registration per tool: long, not complex.
-def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C901
+def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:
+    """Every tool, in the order ``list_tools`` shows them, grouped by what they reach."""
+    _register_memory_tools(server, tools)
+    _register_dream_tools(server, tools)
+    _register_version_tools(server, tools)
+    _register_soul_tools(server, tools)
+    _register_status_tool(server, tools)
+
+
+def _register_memory_tools(server: MCPServer[Any], tools: _Tools) -> None:
+    """Search, remember, and the memory files: ``search_memory``, ``remember``,
+    ``list_memory_files``, ``read_memory_file``."""
+
     @server.tool(annotations=_READ_ONLY)
     async def search_memory(
         query: Annotated[
@@ -402,6 +413,10 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
 
         return await tools.call(run)
 
+
+def _register_dream_tools(server: MCPServer[Any], tools: _Tools) -> None:
+    """``dream``: a Dream run now."""
+
     @server.tool(annotations=_ADDITIVE)
     async def dream(
         drain: Annotated[
@@ -428,6 +443,11 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
             }
 
         return await tools.call(run, writes=True)
+
+
+def _register_version_tools(server: MCPServer[Any], tools: _Tools) -> None:
+    """Memory's versions: ``list_versions``, ``show_version``, ``preview_restore``,
+    ``restore_version``."""
 
     # A description, not a docstring: the model reads it as written, on one line.
     @server.tool(
@@ -526,6 +546,11 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
             lambda m: _plain(m.restore(sha, only=only, replay=replay, base=base)), writes=True
         )
 
+
+def _register_soul_tools(server: MCPServer[Any], tools: _Tools) -> None:
+    """The SOUL.md proposal: ``pending_soul_change``, ``approve_soul_change``,
+    ``reject_soul_change``."""
+
     @server.tool(annotations=_READ_ONLY)
     async def pending_soul_change() -> dict[str, Any]:
         """Show the SOUL.md change Dream proposed and is waiting for a person's approval, with its
@@ -575,6 +600,10 @@ def _register_tools(server: MCPServer[Any], tools: _Tools) -> None:  # noqa: C90
             return {"pending": dropped, "dropped": dropped}
 
         return await tools.call(run, writes=True)
+
+
+def _register_status_tool(server: MCPServer[Any], tools: _Tools) -> None:
+    """``status``: the memory's state."""
 
     @server.tool(annotations=_READ_ONLY)
     async def status() -> dict[str, Any]:

@@ -9,34 +9,5 @@ the store and the repo that the verbs delegate to are ``reverie.operations``, on
 
 from __future__ import annotations
 
-from .core import (
-    EditKind,
-    IndexResult,
-    Memory,
-    Remembered,
-    RemoveResult,
-    RestorePlan,
-    WriteResult,
-    agent_preamble,
-    content_id,
-    memory_files,
-    open,
-    use_memory_class,
-    wrap,
-)
-
-__all__ = [
-    "Memory",
-    "open",
-    "wrap",
-    "use_memory_class",
-    "Remembered",
-    "WriteResult",
-    "RemoveResult",
-    "IndexResult",
-    "RestorePlan",
-    "content_id",
-    "EditKind",
-    "memory_files",
-    "agent_preamble",
-]
+from .core import *  # noqa: F403 (its __all__: the names listed once, in core.py)
+from .core import __all__ as __all__

@@ -54,7 +54,7 @@ from ..storage.workspace import (
 from .checks import check_kinds, check_limit, check_stored, check_text
 from .portable import models_portable, rebuilder
 from .runtime import Runtime
-from .twins import on_this_loop, run_sync, twin, twin_docs
+from .twins import pipeline, run_sync, twin, twin_docs, whole
 from .verbs import MemoryVerbs
 
 if TYPE_CHECKING:
@@ -259,14 +259,14 @@ class Memory(MemoryVerbs):
         verb whose work cannot leave this process; the others use ``_call``)."""
         from . import offload
 
-        return await offload.run(lambda: verb(self))
+        return await offload.run(lambda: verb(self), user=self)
 
     async def _offload_async(self, work: Callable[[], Coroutine[Any, Any, T]]) -> T:
         """A pipeline verb's coroutine on a worker thread's own event loop
         (``offload.run_async``)."""
         from . import offload
 
-        return await offload.run_async(work)
+        return await offload.run_async(work, user=self)
 
     async def _call(
         self, verb: Callable[Concatenate[Memory, P], T], /, *args: P.args, **kwargs: P.kwargs
@@ -382,54 +382,33 @@ class Memory(MemoryVerbs):
     acontext = twin(context)
 
     # -- the pipeline ------------------------------------------------------------------------------
-    async def adream(
+    # Each pipeline verb is one coroutine (``_dream``) with the verb's signature: ``pipeline`` makes
+    # the verb (``dream``, run here) and its twin (``adream``, off the caller's loop) from it.
+    async def _dream(
         self,
         *,
         all: bool = False,
         dry_run: bool = False,
-        wait: bool = False,  # noqa: A002
+        wait: bool = False,
         on_progress: Callable[[Progress], None] | None = None,
     ) -> DreamResult:
         """Run Dream: distil pending history into the memory files and commit (``all``: every
         pending batch within the run budget; ``dry_run``: compute the diff, write nothing; ``wait``:
         wait for a run in progress instead of returning ``already-running``). ``on_progress`` is
-        called on the caller's event loop."""
-        if on_progress is None:
-            return await self._call_async(Memory._dream, all, dry_run, wait, None)
-        forward = on_this_loop(on_progress)  # a callback into this process: its thread runs it
-        return await self._offload_async(lambda: self._dream(all, dry_run, wait, forward))
-
-    async def _dream(
-        self,
-        drain: bool,
-        dry_run: bool,
-        wait: bool,
-        on_progress: Callable[[Progress], None] | None,
-    ) -> DreamResult:
+        called in the caller's thread (``adream``: on the caller's event loop)."""
         if not self.written:  # a scope never written: nothing to dream, and no repo to create
             from ..dream import DreamResult
 
             return DreamResult("nothing-to-do", model=self.config.dream_model)
         return await self.runtime.dream.run(
-            drain=drain, wait=wait, dry_run=dry_run, on_progress=on_progress
+            drain=all, wait=wait, dry_run=dry_run, on_progress=on_progress
         )
 
-    def dream(
-        self,
-        *,
-        all: bool = False,
-        dry_run: bool = False,
-        wait: bool = False,  # noqa: A002
-        on_progress: Callable[[Progress], None] | None = None,
-    ) -> DreamResult:
-        return run_sync(self._dream(all, dry_run, wait, on_progress), "adream")
+    dream, adream = pipeline(_dream, callbacks=("on_progress",))
 
-    async def aconsolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
+    async def _consolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
         """Consolidate a session into history: all of ``session_key``'s messages (the session is
         kept), or, with no key, every session whose prompt is over its token budget."""
-        return await self._call_async(Memory._consolidate, session_key)
-
-    async def _consolidate(self, session_key: str | None) -> list[ConsolidationResult]:
         rt = self.runtime
         if session_key is not None:
             session = rt.sessions.load(rt.sessions.path_for(session_key))
@@ -439,8 +418,7 @@ class Memory(MemoryVerbs):
         sessions = [rt.sessions.load(info.path) for info in rt.sessions.list()]
         return [await rt.consolidator.maybe_consolidate(s) for s in sessions if s is not None]
 
-    def consolidate(self, session_key: str | None = None) -> list[ConsolidationResult]:
-        return run_sync(self._consolidate(session_key), "aconsolidate")
+    consolidate, aconsolidate = pipeline(_consolidate)
 
     # -- conversations (sessions/<key>.jsonl) ------------------------------------------------------
     def messages(self, session_key: str, *, archived: bool = False) -> list[dict[str, Any]]:
@@ -456,24 +434,49 @@ class Memory(MemoryVerbs):
     amessages = twin(messages)
 
     async def arecord(
-        self, session_key: str, messages: Sequence[dict[str, Any]]
+        self, session_key: str, messages: Sequence[dict[str, Any]], *, consolidate: bool = True
     ) -> ConsolidationResult:
         """Append ``messages`` to the conversation, each durably as it comes, then let the
         Consolidator consolidate its oldest turns into history if the prompt is over its token
-        budget (what ``reverie chat`` does after every turn). Each message needs a string ``role``;
-        other keys are kept."""
-        return await self._call_async(Memory._record, session_key, messages)
+        budget (what ``reverie chat`` and the framework adapters do after a message). Each message
+        needs a string ``role``; other keys are kept. ``consolidate=False``: only append (the chat
+        agent's reply: its next message's record consolidates before the prompt is built).
+
+        A cancellation never loses a message: the messages are appended whenever it comes (the
+        await ends once they are), and it stops only the consolidation."""
+        done = await whole(self._call(Memory._append, session_key, messages, consolidate))
+        if done is not None:
+            return done
+        return await self._call_async(Memory._consolidate_turns, session_key)
+
+    def _append(
+        self, session_key: str, messages: Sequence[dict[str, Any]], consolidate: bool
+    ) -> ConsolidationResult | None:
+        """``arecord``'s first step: the messages appended; its result when that is all it does."""
+        from ..operations import conversation
+
+        rt = self.runtime
+        session = rt.sessions.get_or_create(session_key)
+        conversation.append(rt.consolidator, session, messages)
+        return None if consolidate else conversation.unconsolidated(rt.consolidator, session)
+
+    async def _consolidate_turns(self, session_key: str) -> ConsolidationResult:
+        rt = self.runtime
+        return await rt.consolidator.maybe_consolidate(rt.sessions.get_or_create(session_key))
 
     async def _record(
-        self, session_key: str, messages: Sequence[dict[str, Any]]
+        self, session_key: str, messages: Sequence[dict[str, Any]], consolidate: bool
     ) -> ConsolidationResult:
         from ..operations.conversation import record
 
         rt = self.runtime
-        return await record(rt.consolidator, rt.sessions.get_or_create(session_key), messages)
+        session = rt.sessions.get_or_create(session_key)
+        return await record(rt.consolidator, session, messages, consolidate=consolidate)
 
-    def record(self, session_key: str, messages: Sequence[dict[str, Any]]) -> ConsolidationResult:
-        return run_sync(self._record(session_key, messages), "arecord")
+    def record(
+        self, session_key: str, messages: Sequence[dict[str, Any]], *, consolidate: bool = True
+    ) -> ConsolidationResult:
+        return run_sync(self._record(session_key, messages, consolidate), "arecord")
 
     def pop_message(self, session_key: str) -> dict[str, Any] | None:
         """Take the conversation's newest message out and return it (None when empty, or when that
@@ -484,32 +487,24 @@ class Memory(MemoryVerbs):
 
     apop_message = twin(pop_message)
 
-    async def aclear(self, session_key: str) -> ConsolidationResult | None:
+    async def _clear(self, session_key: str) -> ConsolidationResult | None:
         """Consolidate what the conversation holds that history does not, then clear it (``/new``);
         None when there is no such conversation. Nothing is cleared before it is in history."""
-        return await self._call_async(Memory._clear, session_key)
-
-    async def _clear(self, session_key: str) -> ConsolidationResult | None:
         rt = self.runtime
         session = rt.sessions.load(rt.sessions.path_for(session_key))
         if session is None:
             return None
         return await rt.consolidator.new_session(session)
 
-    def clear(self, session_key: str) -> ConsolidationResult | None:
-        return run_sync(self._clear(session_key), "aclear")
-
-    async def anew_session(self, session: Session) -> ConsolidationResult:
-        """Consolidate all of ``session`` into history and clear it (``/new``)."""
-        # in this process: it clears the caller's own Session object
-        return await self._offload_async(lambda: self._new_session(session))
+    clear, aclear = pipeline(_clear)
 
     async def _new_session(self, session: Session) -> ConsolidationResult:
+        """Consolidate all of ``session`` into history and clear it (``/new``)."""
         self._create()
         return await self.runtime.consolidator.new_session(session)
 
-    def new_session(self, session: Session) -> ConsolidationResult:
-        return run_sync(self._new_session(session), "anew_session")
+    # here: it clears the caller's own Session object
+    new_session, anew_session = pipeline(_new_session, here=True)
 
     def set_aside(self) -> list[DeadLetter]:
         """The batches Dream set aside after repeated failures."""

@@ -19,7 +19,9 @@ One executor for the process, shared by every ``Memory``, created on first use a
 threads also keep the loop's share of the GIL (a thread asking for the GIL waits up to the switch
 interval, 5 ms by default, per thread ahead of it). A program may hand in its own with
 ``use_executor``. After a ``fork`` the child starts a new one (the parent's threads do not exist
-there).
+there). What opens a thread closes it: when the last ``Memory`` that used the threads is closed,
+they leave, with the event loop each ran pipeline verbs on (and that loop's own threads, where a
+model client resolves host names); the next call starts new ones.
 
 **Process mode** (``configure("processes")``, or ``REVERIE_OFFLOAD=processes`` in the environment):
 the worker threads no longer run the verbs' Python code, which takes the GIL in turns with the
@@ -94,9 +96,9 @@ _MODES = ("threads", "processes")
 ENV = "REVERIE_OFFLOAD"
 
 _lock = threading.Lock()
-_executor: Executor | None = None
-_owned = False  # the executor is this module's (shut down on replacement), not a program's
-_local = threading.local()  # .loop: a worker thread's own event loop, kept for its life
+_threads: _Threads | None = None  # the module's own executor (None: not made yet, or retired)
+_given: Executor | None = None  # a program's own (``use_executor``), used instead
+_local = threading.local()  # .owner: the _Threads of this worker; .runner: its event loop's Runner
 _mode: Mode | None = None  # None: not chosen yet (the environment, else threads, on first use)
 _pool: _Processes | None = None
 _workers = 0  # worker processes ``configure`` asked for (0: one per CPU, at most MAX_WORKERS)
@@ -149,33 +151,128 @@ def configure(how: Mode, *, workers: int | None = None) -> None:
     _stop_pool()
 
 
+class _Threads:
+    """The executor this module makes, the ``Memory`` objects that used it, and the event loops its
+    threads run pipeline verbs on (an ``asyncio.Runner`` each, kept between calls: what a verb binds
+    to its loop, an asyncio lock or a model client's connection pool, is reused by the next call).
+
+    What opens a thread closes it: when the last of those ``Memory`` objects is closed
+    (``release``), the threads leave and their loops are closed as ``asyncio.run`` closes its own
+    (tasks cancelled, async generators and the loop's default executor, where a model client
+    resolves host names, shut down). The next call makes new ones."""
+
+    def __init__(self) -> None:
+        import weakref
+
+        self.pool = ThreadPoolExecutor(
+            MAX_WORKERS, thread_name_prefix="reverie", initializer=self._enter
+        )
+        self.users: weakref.WeakSet[object] = weakref.WeakSet()
+        self.idle: set[asyncio.Runner] = set()  # loops not running now: ``retire`` may close them
+        self.retired = False
+
+    def _enter(self) -> None:  # in each new worker thread
+        _local.owner = self
+
+    def retire(self) -> None:
+        """Shut the threads down (queued calls still run) and close their loops: the idle ones now,
+        each busy one by its thread when its call ends (``_Threads.put``)."""
+        with _lock:
+            self.retired = True
+            idle, self.idle = self.idle, set()
+        self.pool.shutdown(wait=False)
+        if not idle:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop runs in this thread: close them here, now
+            _close(idle)
+        else:  # a synchronous close() on an event loop cannot run another loop: a thread does
+            threading.Thread(target=_close, args=(idle,), name="reverie-close").start()
+
+    @staticmethod
+    def take() -> asyncio.Runner:
+        """This worker thread's loop, for one pipeline verb."""
+        owner: _Threads | None = getattr(_local, "owner", None)
+        runner: asyncio.Runner | None = getattr(_local, "runner", None)
+        if owner is not None:
+            with _lock:
+                if runner in owner.idle:
+                    owner.idle.discard(runner)
+                else:  # never made, or closed by ``retire``
+                    runner = None
+        if runner is None:
+            # no loop_factory: the Runner would make its loop this thread's current one
+            runner = _local.runner = asyncio.Runner(loop_factory=asyncio.new_event_loop)
+        return runner
+
+    @staticmethod
+    def put(runner: asyncio.Runner) -> None:
+        """The verb has ended: keep the loop for the next one, or close it if the threads retired.
+        A program's own executor (``use_executor``) keeps it for its thread's life."""
+        owner: _Threads | None = getattr(_local, "owner", None)
+        if owner is None:
+            return
+        with _lock:
+            keep = not owner.retired
+            if keep:
+                owner.idle.add(runner)
+        if not keep:
+            _local.runner = None
+            runner.close()
+
+
+def _close(runners: set[asyncio.Runner]) -> None:
+    for runner in runners:
+        runner.close()
+
+
+def _current() -> _Threads:
+    """The module's executor, made on first use (the caller holds ``_lock``)."""
+    global _threads
+    if _threads is None:
+        _threads = _Threads()
+    return _threads
+
+
 def executor() -> Executor:
     """The shared executor, created on first use."""
-    global _executor, _owned
     with _lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(MAX_WORKERS, thread_name_prefix="reverie")
-            _owned = True
-        return _executor
+        return _given if _given is not None else _current().pool
 
 
 def use_executor(replacement: Executor | None) -> Executor | None:
     """Run the async verbs on ``replacement`` (a program's own bounded pool), or on a new shared one
     (None). Returns the executor used before; the module's own is shut down (its queued calls still
     run)."""
-    global _executor, _owned
+    global _threads, _given
     with _lock:
-        previous, owned = _executor, _owned
-        _executor, _owned = replacement, False
-    if previous is not None and owned:
-        previous.shutdown(wait=False)
+        threads, previous = _threads, _given
+        _threads, _given = None, replacement
+    if previous is None and threads is not None:
+        previous = threads.pool
+    if threads is not None:
+        threads.retire()
     return previous
 
 
+def _submit(fn: Callable[..., T], *args: Any, user: object | None = None) -> asyncio.Future[T]:
+    """``fn(*args)`` in the executor, ``user`` (a ``Memory``) recorded as one of its users. Sent
+    under the lock, so never to an executor that ``release`` shut down meanwhile."""
+    loop = asyncio.get_running_loop()
+    with _lock:
+        if _given is not None:
+            return loop.run_in_executor(_given, fn, *args)
+        threads = _current()
+        if user is not None:
+            threads.users.add(user)
+        return loop.run_in_executor(threads.pool, fn, *args)
+
+
 def _after_fork_in_child() -> None:
-    global _executor, _owned, _lock, _pool
+    global _threads, _given, _lock, _pool
     pool = _pool
-    _executor, _owned, _lock, _pool = None, False, threading.Lock(), None
+    _threads, _given, _lock, _pool = None, None, threading.Lock(), None
     if pool is not None:
         pool.forget()  # the parent's workers: close this copy of their pipes, tell them nothing
 
@@ -183,9 +280,10 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-async def run(fn: Callable[[], T]) -> T:
-    """``fn()`` in a worker thread; the caller's loop stays free meanwhile."""
-    return await asyncio.get_running_loop().run_in_executor(executor(), fn)
+async def run(fn: Callable[[], T], *, user: object | None = None) -> T:
+    """``fn()`` in a worker thread; the caller's loop stays free meanwhile. ``user``: the ``Memory``
+    it serves (its ``close`` lets the threads go once no other user is left: ``release``)."""
+    return await _submit(fn, user=user)
 
 
 class _Handle:
@@ -204,17 +302,11 @@ class _Handle:
                 self.loop.call_soon_threadsafe(self.task.cancel)
 
 
-def _thread_loop() -> asyncio.AbstractEventLoop:
-    """This worker thread's event loop: one for the thread's life, so what a pipeline verb binds to
-    its loop (an asyncio lock, a model client's connection pool) is reused by the next call."""
-    loop: asyncio.AbstractEventLoop | None = getattr(_local, "loop", None)
-    if loop is None or loop.is_closed():
-        loop = _local.loop = asyncio.new_event_loop()
-    return loop
-
-
-async def run_async(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """The coroutine ``factory()`` makes, run to completion on a worker thread's event loop."""
+async def run_async(
+    factory: Callable[[], Coroutine[Any, Any, T]], *, user: object | None = None
+) -> T:
+    """The coroutine ``factory()`` makes, run to completion on a worker thread's event loop
+    (``user``: as for ``run``)."""
     handle = _Handle()
 
     async def main() -> T:
@@ -225,10 +317,13 @@ async def run_async(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
         return await factory()
 
     def work() -> T:
-        return _thread_loop().run_until_complete(main())
+        runner = _Threads.take()
+        try:
+            return runner.run(main())
+        finally:
+            _Threads.put(runner)
 
-    future = asyncio.get_running_loop().run_in_executor(executor(), work)
-    return await _until_unwound(future, handle.cancel)
+    return await _until_unwound(_submit(work, user=user), handle.cancel)
 
 
 # -- process mode ----------------------------------------------------------------------------------
@@ -239,10 +334,10 @@ async def call(
     ``memory`` can be sent there, else in a worker thread (``run``)."""
     spec = memory._portable() if mode() == "processes" else None
     if spec is None:
-        return await run(lambda: getattr(memory, name)(*args, **kwargs))
+        return await run(lambda: getattr(memory, name)(*args, **kwargs), user=memory)
     pool = _processes(memory)
     work = (spec, name, args, dict(kwargs), False)
-    return await asyncio.get_running_loop().run_in_executor(executor(), pool.call, work, None)
+    return await _submit(pool.call, work, None, user=memory)
 
 
 async def call_async(
@@ -253,12 +348,11 @@ async def call_async(
     Cancelling the await cancels the coroutine where it runs, and ends once it has unwound."""
     spec = memory._portable() if mode() == "processes" else None
     if spec is None:
-        return await run_async(lambda: getattr(memory, name)(*args, **kwargs))
+        return await run_async(lambda: getattr(memory, name)(*args, **kwargs), user=memory)
     pool = _processes(memory)
     handle = _Remote()
     work = (spec, name, args, dict(kwargs), True)
-    future = asyncio.get_running_loop().run_in_executor(executor(), pool.call, work, handle)
-    return await _until_unwound(future, handle.cancel)
+    return await _until_unwound(_submit(pool.call, work, handle, user=memory), handle.cancel)
 
 
 async def _until_unwound(future: asyncio.Future[T], cancel: Callable[[], None]) -> T:
@@ -276,12 +370,24 @@ async def _until_unwound(future: asyncio.Future[T], cancel: Callable[[], None]) 
 
 
 def release(memory: object) -> None:
-    """``memory`` was closed: when no other open ``Memory`` uses the worker processes, they leave
-    now (the next call starts new ones)."""
+    """``memory`` was closed: the worker threads it used, and the worker processes, leave now when
+    no other open ``Memory`` uses them (the next call starts new ones)."""
+    global _threads
     with _lock:
-        pool = _pool
-        if pool is None:
-            return
+        threads, pool = _threads, _pool
+        if threads is None or memory not in threads.users:
+            threads = None
+        else:
+            threads.users.discard(memory)
+            if len(threads.users):
+                threads = None  # another open Memory still uses them
+            else:
+                _threads = None
+    if threads is not None:
+        threads.retire()
+    if pool is None:
+        return
+    with _lock:
         pool.users.discard(memory)
         if len(pool.users):
             return

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 from ..storage.workspace import Workspace
 
 if TYPE_CHECKING:
-    from ..activity import ModelActivity
     from ..consolidator import Consolidator, SessionStore
     from ..dream import Dream
     from ..gitstore import GitStore
+    from ..llm.activity import ModelActivity
     from ..llm.client import ModelClient
     from ..recall import Recall
     from ..storage.config import Config
@@ -138,7 +138,7 @@ class Runtime:
         client = ModelClient(self.config)
         if self.activity is None:
             return client
-        from ..activity import ObservedClient
+        from ..llm.activity import ObservedClient
 
         return ObservedClient(client, self.activity)
 

@@ -94,7 +94,7 @@ class MemoryVerbs:
 
         async def aconsolidate(self, session_key: str | None = None) -> Any: ...
 
-        def dream(self, *, all: bool = ..., wait: bool = ...) -> Any: ...  # noqa: A002
+        def dream(self, *, all: bool = ..., wait: bool = ...) -> Any: ...
 
         def recall(
             self,

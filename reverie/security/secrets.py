@@ -298,7 +298,9 @@ _CLI_PASSWORD = [  # (a literal the text must hold, the pattern)
         re.compile(r"machine[ \t]+[^\s]+[ \t][^\n]{0,200}?password[ \t]+(?P<val>\S{3,128})"),
     ),  # .netrc
 ]
-_PGPASS = re.compile(r"[a-z0-9.\-*\[\]:]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<val>[^\s:]{4,128})\Z")
+_PGPASS = re.compile(
+    r"\A[a-z0-9.\-*\[\]:]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<val>[^\s:]{4,128})\Z"
+)
 
 # -- credentials in prose --------------------------------------------------------------------------
 _PROSE_KWS = (

@@ -100,14 +100,35 @@ _CURSOR_KEY = re.compile(rb'"cursor"\s*:\s*(\d{1,19})(?![\d.eE])')
 # blocks; a block opened at the very start and never closed; a tag missing its ">" ("<think广场");
 # orphan closing tags and harmony channel markers only at the edges, so prose that mentions the tags
 # mid-text keeps them.
+#: ``(?<!\s)`` starts a match only where a run of white space starts: else every position of a long
+#: run re-scans the rest of it (quadratic).
+_OPEN = re.compile(r"<(think|thought)>")
 _THINK_RULES = [
-    re.compile(r"<(think|thought)>.*?</\1>", re.S),
     re.compile(r"\A\s*<(?:think|thought)>.*\Z", re.S),
     re.compile(r"<(?:think|thought)(?![A-Za-z0-9_:>/-])"),
-    re.compile(r"\A\s*</(?:think|thought)>\s*|\s*</(?:think|thought)>\s*\Z"),
+    re.compile(r"\A\s*</(?:think|thought)>\s*|(?<!\s)\s*</(?:think|thought)>\s*\Z"),
     re.compile(r"\A\s*<\|?channel\|?>\s*"),
 ]
 _THINK_HINT = re.compile(r"<\|?(?:/?think|/?thought|channel)")
+
+
+def _closed_blocks(text: str) -> str:
+    """``text`` without its closed ``<think>…</think>`` / ``<thought>…</thought>`` blocks, each
+    opening to the first closing of its kind. An opening with no closing after it is skipped without
+    reading on (a regex would read to the end once per such opening: quadratic)."""
+    last = {tag: text.rfind(f"</{tag}>") for tag in ("think", "thought")}
+    kept, pos = [], 0
+    found = _OPEN.search(text)
+    while found:
+        tag = found.group(1)
+        if last[tag] < found.end():
+            found = _OPEN.search(text, found.start() + 1)
+            continue
+        kept.append(text[pos : found.start()])
+        pos = text.find(f"</{tag}>", found.end()) + len(tag) + 3
+        found = _OPEN.search(text, pos)
+    kept.append(text[pos:])
+    return "".join(kept)
 
 
 def strip_think(text: str) -> str:
@@ -115,6 +136,7 @@ def strip_think(text: str) -> str:
     when any was removed); text without them is returned unchanged."""
     if not _THINK_HINT.search(text):
         return text
+    text = _closed_blocks(text)
     for rule in _THINK_RULES:
         text = rule.sub("", text)
     return text.strip()

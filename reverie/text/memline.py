@@ -23,6 +23,7 @@ __all__ = [
     "holds_text",
     "is_fact_line",
     "is_pinned",
+    "unpin",
 ]
 
 #: A person pins a line (it is never archived automatically) by ending it with this marker.
@@ -34,7 +35,9 @@ BULLET = re.compile(rf"^\s*{_MARK}\s+")
 #: A top-level list item (no indent, one space): where Recall cuts a memory file into facts.
 TOP_BULLET = re.compile(rf"^{_MARK} ")
 _AGE = re.compile(r"\s\[age: \d+ days?\]$")
-_PIN = re.compile(r"\s*(?:\[pinned\]|📌)", re.I)
+#: ``(?<!\s)`` starts a match only where a run of white space starts: without it every position in
+#: a long run re-scans the rest of it (quadratic; 20,000 spaces took 12 s).
+_PIN = re.compile(r"(?<!\s)\s*(?:\[pinned\]|📌)", re.I)
 _PUNCT = re.compile(r"[^\w\s:]")
 
 
@@ -54,10 +57,15 @@ def is_pinned(line: str) -> bool:
     return bool(_PIN.search(line))
 
 
+def unpin(line: str) -> str:
+    """``line`` without its pin marker (and the white space before it)."""
+    return _PIN.sub("", line)
+
+
 def bare_line(line: str) -> str:
     """A memory line's text: without its bullet, age annotation or pin marker."""
     text = _AGE.sub("", line.rstrip())
-    text = _PIN.sub("", text)
+    text = unpin(text)
     return strip_bullet(text)
 
 

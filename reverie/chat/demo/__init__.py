@@ -5,7 +5,8 @@ a project decision, a correction of an earlier fact and a standing rule for the 
 message by message into real session files. A small context window makes the Consolidator archive
 under real token pressure; each session ends with ``/new``. Dream then turns the archive into
 memory, ``/dream-log`` shows the change, and ``/dream-restore`` undoes it and then undoes the undo —
-every step through the same library calls and chat commands an agent uses.
+every step through the ``Memory`` verbs and chat commands an agent uses (``arecord``, ``/new``,
+``adream``).
 
 The model is the one configured for the workspace the demo is started from (``config``: its
 reverie.json, the home config, ``REVERIE_MODEL``), else the offline engine. The demo never writes
@@ -27,16 +28,17 @@ from typing import TYPE_CHECKING, Any, TypedDict
 import orjson
 
 from ...errors import WorkspaceError
+from ...memory import wrap
 from ...memory.runtime import Runtime
-from ...operations.conversation import record
 from ...storage.fsutil import atomic_write
 from ...storage.workspace import MEMORY_FILES, Workspace
 from ..commands import CommandContext, CommandRouter
 from ..commands.render import dream_result, fence
 
 if TYPE_CHECKING:
-    from ...activity import ModelActivity
     from ...dream.result import DreamResult
+    from ...llm.activity import ModelActivity
+    from ...memory import Memory
     from ...storage.config import Config
 
 __all__ = ["DemoReport", "run_demo", "load_conversation", "Conversation", "DEMO_CONFIG"]
@@ -155,26 +157,31 @@ async def run_demo(
     """
     started = time.perf_counter()
     ws = _prepare(Path(root), config)
-    rt = Runtime(ws, config=_demo_config(config) if config is not None else None, activity=activity)
+    memory = wrap(
+        Runtime(ws, config=_demo_config(config) if config is not None else None, activity=activity)
+    )
+    async with memory:  # its worker threads leave with it
+        return await _replay(memory, say, config_from, started)
+
+
+async def _replay(memory: Memory, say: Say, config_from: str | None, started: float) -> DemoReport:
+    rt, ws = memory.runtime, memory.workspace
     report = DemoReport(workspace=str(ws.root), model=rt.config.model, config_from=config_from)
     source = f" (configured in `{config_from}`)" if config_from else ""
     say("Workspace", f"`{ws.root}` · model: `{rt.config.model}`{source}")
-    router = CommandRouter(rt)
+    router = CommandRouter(memory)
     # create the memory repo now: its init commit predates everything the demo learns
     rt.git.ensure()
 
     for number, spec in enumerate(load_conversation()["sessions"], 1):
-        session = rt.sessions.get_or_create(spec["key"])
         clock = datetime.fromisoformat(spec["started"])
         for message in spec["messages"]:
             stamped = {**message, "timestamp": clock.isoformat()}
-            result = await record(rt.consolidator, session, [stamped])  # Memory.record's turn
+            result = await memory.arecord(spec["key"], [stamped])
             clock += timedelta(minutes=2)
             report.pressure_rounds += result.rounds
             report.messages += 1
-        reply = await router.handle(
-            "/new", CommandContext(session_key=spec["key"], session=session)
-        )
+        reply = await router.handle("/new", CommandContext(session_key=spec["key"]))
         report.sessions += 1
         say(f"Session {number}: {len(spec['messages'])} messages, then /new", reply or "")
 
@@ -182,13 +189,13 @@ async def run_demo(
     say(
         "History",
         f"{report.history_entries} entries archived ({report.pressure_rounds} of the archive "
-        f"rounds were forced by token pressure); {rt.store.pending_count()} pending for Dream.",
+        f"rounds were forced by token pressure); {memory.pending()} pending for Dream.",
     )
 
-    dream = await rt.dream.run(drain=True)
+    dream = await memory.adream(all=True)
     report.dream = dream
     say("Dream", dream_result(dream))
-    report.dream_commits = [c.sha for c in rt.git.log(limit=50, kind="dream")]
+    report.dream_commits = [c.sha for c in memory.log(limit=50, kind="dream")]
     if report.dream_commits:
         say("/dream-log", await router.handle("/dream-log") or "")
         target = report.dream_commits[-1][:8]  # the first Dream change
