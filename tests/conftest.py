@@ -1,4 +1,5 @@
-"""Test isolation: no test touches the real ~/.reverie, the network, or a caller's REVERIE_* settings."""
+"""Test isolation: no test touches the real ~/.reverie, the network, or a caller's REVERIE_*
+settings."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the slow checks that are a process of their own (support/background.py) now, beside the suite."""
+    """Start the slow checks that are a process of their own (support/background.py) now, beside
+    the suite."""
     shared = getattr(session.config, "workerinput", {}).get("reverie_background")
     if shared:  # an xdist worker: the controller runs them
         background.attach(Path(shared))

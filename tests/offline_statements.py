@@ -5,9 +5,9 @@ The corpus (``tests/data/statements/writer-X.jsonl``, format in ``WRITER_BRIEF.m
 written by five writers who never read the rules. Each item is one or more user turns, the facts a
 careful assistant would then keep (``expect``: file and a short third-person line in the writer's
 words) and, for a correction, the old facts that must be gone (``retired``). Splits are by writer:
-``A`` and ``B`` tune the rules; ``C``, ``D`` and ``E`` (a fifth writer's corrections only) were held
-out until their first run (recorded in BENCHMARKS.md) and tune them since; ``F`` and ``G``, written
-blind by two more writers, are held out.
+``A`` and ``B`` tune the rules; ``C`` to ``I`` (``E`` a writer's corrections only) were each held
+out until its first run (recorded in BENCHMARKS.md) and tune them since. ``J`` and ``K``,
+written blind by two more writers, are held out.
 
 **The path.** Each item gets a fresh workspace; each turn is the user's message in a transcript,
 archived by the engine (the Consolidator's step: fact lines, and the message kept raw when the
@@ -48,8 +48,11 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data" / "statements"
 SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
 SAID_ON = date(2027, 1, 4)
-TUNING = ("A", "B", "C", "D", "E", "F", "G")  # C to G were held out until their first runs
-HELD_OUT = ("H", "I")  # written blind; first runs recorded in BENCHMARKS.md (2026-11-28, 13:30 UTC)
+# C to I were held out until their first runs (BENCHMARKS.md), then opened for tuning
+TUNING = ("A", "B", "C", "D", "E", "F", "G", "H", "I")
+# written blind by two more writers (2026-11-28); first runs recorded in BENCHMARKS.md before any
+# rule read them
+HELD_OUT: tuple[str, ...] = ("J", "K")
 FILES = ("USER.md", "SOUL.md", "memory/MEMORY.md")
 
 

@@ -1,4 +1,5 @@
-"""The curated public API: every name in ``reverie.__all__`` resolves, and the main ones are there."""
+"""The curated public API: every name in ``reverie.__all__`` resolves, and the main ones are
+there."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def test_core_names_are_public():
 
 
 def test_there_is_one_memory_store():
-    """One class is called MemoryStore (the store proper is WorkspaceStore; nanobot's names are a mixin)."""
+    """One class is called MemoryStore (the store proper is WorkspaceStore; nanobot's names are a
+    mixin)."""
     import reverie.storage.store
     from reverie.compat.nanobot_api import NanobotStoreAPI
 
@@ -84,7 +86,8 @@ def _documented_names() -> list[str]:
 
 
 def test_docs_api_draws_the_exception_tree_as_it_is():
-    """Each error in docs/errors.md's tree is nested under its base class (issue 40: the page promised
+    """Each error in docs/errors.md's tree is nested under its base class (issue 40: the page
+    promised
     a tree and showed a flat list)."""
     import re
 
@@ -121,7 +124,8 @@ def test_docs_api_lists_exactly_all():
 
 
 def test_docs_api_names_no_private_deep_paths():
-    """The API pages point at public names, never at a module path inside a package (``reverie.a.b.c``)."""
+    """The API pages point at public names, never at a module path inside a package
+    (``reverie.a.b.c``)."""
     import re
 
     from conftest import ROOT

@@ -1,4 +1,5 @@
-"""The benchmark framework's arithmetic and discovery (the benchmarks themselves never run under pytest)."""
+"""The benchmark framework's arithmetic and discovery (the benchmarks themselves never run under
+pytest)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``reverie chat`` driven through stdin: a scripted model in-process, and the offline engine in a subprocess."""
+"""``reverie chat`` driven through stdin: a scripted model in-process, and the offline engine in a
+subprocess."""
 
 from __future__ import annotations
 
@@ -130,7 +131,8 @@ def test_an_outage_is_told_once_per_turn(tmp_path):
         )
     )
     said = "".join(
-        f"I am telling you story number {i} about boats and the sea and what happens in Porto every day\n"
+        f"I am telling you story number {i} about boats and the sea"
+        " and what happens in Porto every day\n"
         for i in range(3)
     )
     proc = invoke("-w", str(ws), "chat", "--no-schedule", input=said, env={"COLUMNS": "300"})
@@ -138,7 +140,8 @@ def test_an_outage_is_told_once_per_turn(tmp_path):
     err = proc.stderr.splitlines()
     cause = f"cannot reach http://127.0.0.1:{port}/v1"
     assert [ln for ln in err if ln.startswith("warning:")] == [
-        f"warning: flush of session cli:chat failed: openai/gpt-4o-mini: {cause} (connection refused); "
+        "warning: flush of session cli:chat failed: openai/gpt-4o-mini: "
+        f"{cause} (connection refused); "
         "start the server or set providers.openai.apiBase"
     ]
     errors = [ln for ln in err if ln.startswith("error:")]

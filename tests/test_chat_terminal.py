@@ -193,7 +193,7 @@ def test_status_line_names_the_model_on_a_terminal_only(tmp_path, command):
     assert "waiting for" not in proc.stdout and "\x1b" not in proc.stdout
 
 
-# -- the pieces, in-process ---------------------------------------------------------------------------------------
+# -- the pieces, in-process ------------------------------------------------------------------------
 
 
 def test_input_history_file_redacts_repairs_and_stays_bounded(tmp_path):

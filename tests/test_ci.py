@@ -1,4 +1,5 @@
-"""The README's Quickstart and .ci/run cannot drift apart, and .ci/run fails when no test ran or one failed."""
+"""The README's Quickstart and .ci/run cannot drift apart, and .ci/run fails when no test ran or
+one failed."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ CI_RUN = ROOT / ".ci" / "run"
 
 
 def quickstart_command(kind: str) -> str:
-    """The single command line in the fenced block right after ``<!-- quickstart:<kind> ... -->``."""
+    """The single command line in the fenced block right after ``<!-- quickstart:<kind> ...
+    -->``."""
     text = (ROOT / "README.md").read_text("utf-8")
     m = re.search(rf"<!-- quickstart:{kind}\b[^>]*-->\s*```[a-z]*\n(.*?)\n```", text, re.S)
     assert m, f"README.md has no quickstart:{kind} block"
@@ -53,7 +55,8 @@ def test_quickstart_has_exactly_two_commands_using_the_locks():
 
 
 def _ci_copy(tmp_path: Path, command: str) -> Path:
-    """A copy of .ci/run in a scratch project whose TEST_COMMAND is ``command``: tests the exit-code logic."""
+    """A copy of .ci/run in a scratch project whose TEST_COMMAND is ``command``: tests the
+    exit-code logic."""
     (tmp_path / ".ci").mkdir()
     script = re.sub(
         r"^TEST_COMMAND='[^']*'$",

@@ -15,8 +15,8 @@ from support.cli import invoke
 
 def test_help_imports_neither_config_nor_locks(tmp_path):
     code = (
-        "import sys\nfrom reverie.cli import build_parser\nbuild_parser()\n"
-        "print(sorted(m for m in ('pydantic', 'filelock', 'asyncio', 'dulwich', 'litellm') if m in sys.modules))"
+        "import sys\nfrom reverie.cli import build_parser\nbuild_parser()\nprint(sorted(m for m in"
+        " ('pydantic', 'filelock', 'asyncio', 'dulwich', 'litellm') if m in sys.modules))"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = subprocess.run(
@@ -220,7 +220,8 @@ def test_serve_runs_due_dream_and_stops_on_sigterm(tmp_path):
 
 def test_serve_stops_cleanly_on_ctrl_c_with_exit_0(tmp_path):
     """Ctrl-C is how `serve` is meant to stop (like SIGTERM: the run in progress ends, then
-    "stopped", exit 0), unlike a one-shot command it cuts short (130): docs/commands.md says both."""
+    "stopped", exit 0), unlike a one-shot command it cuts short (130): docs/commands.md says
+    both."""
     import signal
 
     ws = tmp_path / "ws"

@@ -1,4 +1,5 @@
-"""The foundation commands as a user runs them: init, status, history append/show, and user errors."""
+"""The foundation commands as a user runs them: init, status, history append/show, and user
+errors."""
 
 from __future__ import annotations
 
@@ -152,3 +153,20 @@ def test_foundation_commands_do_not_import_litellm(tmp_path, args):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip().endswith("CLEAN")
+
+
+def test_a_scope_workspace_dreamed_under_its_root_is_initialised(tmp_path):
+    """A scope's workspace has no starter files (its root makes it, Dream writes what it learns):
+    status must not tell its operator to run ``reverie init`` there."""
+    scope = ("--root", str(tmp_path / "root"), "--user", "zoe")
+    ok(*scope, "history", "append", "User: I live in Lisbon.")
+    ok(*scope, "dream")
+    status = json.loads(ok(*scope, "status", "--json").stdout)
+    assert status["initialised"] is True and status["dream_cursor"] == 1
+    assert "not initialised" not in ok(*scope, "status").stdout
+    # a plain directory nobody initialised still says so
+    (tmp_path / "bare" / "memory").mkdir(parents=True)
+    assert (
+        json.loads(ok("-w", str(tmp_path / "bare"), "status", "--json").stdout)["initialised"]
+        is False
+    )

@@ -53,7 +53,8 @@ def test_json_before_a_command_that_has_none_is_a_usage_error(argv, tmp_path):
 
 
 def test_the_pages_name_the_same_commands_without_json():
-    """docs/commands.md's synopsis and docs/cli.md name the commands without --json as the code does."""
+    """docs/commands.md's synopsis and docs/cli.md name the commands without --json as the code
+    does."""
     from conftest import ROOT
 
     overview = (ROOT / "docs" / "commands.md").read_text("utf-8")

@@ -2,7 +2,8 @@
 clock.
 
 `status` reads the config without pydantic when no file and no variable sets a key
-(``reverie.storage.configdata``) and prints without rich; with a key set it validates through the models, as
+(``reverie.storage.configdata``) and prints without rich; with a key set it validates through the
+models, as
 every command does.
 
 Wall time is measured in bench/ (`python -m bench cli`); here a child process runs each command and

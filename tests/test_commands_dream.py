@@ -1,4 +1,5 @@
-"""/dream over the real Dream (offline engine, or a scripted model for failures) and `reverie dream` end to end."""
+"""/dream over the real Dream (offline engine, or a scripted model for failures) and `reverie
+dream` end to end."""
 
 from __future__ import annotations
 

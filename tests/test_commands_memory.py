@@ -1,4 +1,5 @@
-"""/dream-log and /dream-restore over a real memory repo (checked with the git CLI where it matters)."""
+"""/dream-log and /dream-restore over a real memory repo (checked with the git CLI where it
+matters)."""
 
 from __future__ import annotations
 

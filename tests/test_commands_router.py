@@ -1,4 +1,5 @@
-"""The command router: parsing, dispatch, help, did-you-mean, argument refusal, errors, registration."""
+"""The command router: parsing, dispatch, help, did-you-mean, argument refusal, errors,
+registration."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""/new over the real Consolidator with a scripted model: archived into history, then cleared; kept on failure."""
+"""/new over the real Consolidator with a scripted model: archived into history, then cleared;
+kept on failure."""
 
 from __future__ import annotations
 

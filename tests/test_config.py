@@ -1,4 +1,5 @@
-"""Config: nanobot's files load as is, legacy keys are honoured and kept, layering, env vars, clear errors."""
+"""Config: nanobot's files load as is, legacy keys are honoured and kept, layering, env vars,
+clear errors."""
 
 from __future__ import annotations
 
@@ -234,10 +235,12 @@ def test_non_finite_numbers_are_refused(value):
 
 
 def test_serve_keys_renamed_to_the_fleets_names_are_still_read_with_a_warning(caplog):
-    """One knob, one name: ``serve.concurrency`` is ``serve.maxInflight`` (as ``fleet.maxInflight``),
+    """One knob, one name: ``serve.concurrency`` is ``serve.maxInflight`` (as
+    ``fleet.maxInflight``),
     ``busyRetrySeconds`` / ``backoffMaxSeconds`` are ``retryBackoffSeconds`` /
     ``retryBackoffMaxSeconds`` (as the fleet's), ``backoffSeconds`` is ``outageBackoffSeconds``. An
-    old name is still read, in any spelling, and warned about; the new one wins when both are set."""
+    old name is still read, in any spelling, and warned about; the new one wins when both are
+    set."""
     data = {
         "serve": {
             "concurrency": 7,

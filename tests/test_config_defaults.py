@@ -1,4 +1,5 @@
-"""The config read without pydantic (``reverie.storage.configdata``) is the config the models give, or is
+"""The config read without pydantic (``reverie.storage.configdata``) is the config the models
+give, or is
 not used.
 
 ``config_defaults.json`` is generated from the models; the plain view over it must answer every key

@@ -40,7 +40,9 @@ def test_incremental_estimate_matches_a_full_count(workspace, model):
         got = est.estimate(store, s, tools=TOOLS, model=model)
         if exact:
             assert got == full
-        else:  # the cheap estimate rounds up per call: summing per-message counts may differ by 1 per message
+        # the cheap estimate rounds up per call: summing per-message counts may differ by 1 per
+        # message
+        else:
             assert abs(got - full) <= len(s.unconsolidated) + 2
 
     exact = model.startswith("openai/")

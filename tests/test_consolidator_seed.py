@@ -1,4 +1,5 @@
-"""The seed API ``MemoryStore.consolidate``: success, and every failure branch leaving session and files untouched."""
+"""The seed API ``MemoryStore.consolidate``: success, and every failure branch leaving session
+and files untouched."""
 
 from __future__ import annotations
 

@@ -38,7 +38,8 @@ MUST_KILL_AFTER = [
 
 @pytest.mark.slow
 def test_pipeline_survives_a_sigkill_after_every_step():
-    """The harness runs from the end of collection beside the rest of the suite (support/background.py)."""
+    """The harness runs from the end of collection beside the rest of the suite
+    (support/background.py)."""
     done = background.result("crash")
     seed = done.argv[-1]
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""

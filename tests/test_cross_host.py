@@ -88,7 +88,7 @@ def test_a_lock_from_before_this_hosts_reboot_is_removed_even_if_its_pid_is_reus
         sleeper.wait()
 
 
-# -- Recall's index on a shared file system ---------------------------------------------------------------------
+# -- Recall's index on a shared file system --------------------------------------------------------
 MOUNTS = """\
 22 1 259:1 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p1 rw
 40 22 0:35 / /srv/memory rw,relatime shared:20 - nfs4 fs.example:/export rw,vers=4.1,hard
@@ -171,7 +171,7 @@ def test_forget_user_and_purge_remove_an_index_kept_outside(tmp_path, monkeypatc
     assert not index.exists() and not ws.root.exists()
 
 
-# -- lock descriptors where flock is emulated with POSIX locks (NFS) ----------------------------------------------
+# -- lock descriptors where flock is emulated with POSIX locks (NFS) -------------------------------
 def test_a_dropped_lock_never_closes_a_descriptor_while_another_lock_of_the_process_holds_the_file(
     tmp_path,
 ) -> None:

@@ -115,7 +115,8 @@ def test_every_command_is_in_the_overview_and_every_option_in_the_reference() ->
 
 
 def test_every_commit_kind_is_in_the_versioning_page() -> None:
-    """docs/versioning.md names each kind Reverie writes (issue 40: it listed 5 of the 8 then in use)."""
+    """docs/versioning.md names each kind Reverie writes (issue 40: it listed 5 of the 8 then in
+    use)."""
     from reverie.gitstore.trailers import KINDS
 
     text = (DOCS / "versioning.md").read_text(encoding="utf-8")

@@ -1,4 +1,5 @@
-"""docs/cli.md and docs/config.md are generated from the parser and the config models: they must not drift."""
+"""docs/cli.md and docs/config.md are generated from the parser and the config models: they must
+not drift."""
 
 from __future__ import annotations
 

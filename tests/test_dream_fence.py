@@ -1,4 +1,5 @@
-"""Dream's write fence (reverie.dream.fence): a stale run writes nothing; a current one commits as before."""
+"""Dream's write fence (reverie.dream.fence): a stale run writes nothing; a current one commits
+as before."""
 
 from __future__ import annotations
 
@@ -64,7 +65,8 @@ def test_batch_committed_by_another_run_is_not_committed_again(tmp_path):
 
 
 def test_no_change_cursor_move_is_fenced_too(tmp_path):
-    """A stale run that found nothing to change must not move the cursor back over a newer run's work."""
+    """A stale run that found nothing to change must not move the cursor back over a newer run's
+    work."""
     env = make_env(tmp_path / "ws")
     env.add("- a", "- b")
     stale = env.dream()
@@ -100,7 +102,8 @@ def test_corrupt_epoch_reads_zero_and_is_bumped_past(tmp_path):
 
 def test_operations_holding_the_run_lock_exclude_a_write_section(tmp_path):
     """restore, revert, approve and purge hold ``fence.lock`` with the run lock (Memory writes hold
-    ``fence.lock`` alone), so a run whose run lock was lost (a network file system; simulated by entering its section directly)
+    ``fence.lock`` alone), so a run whose run lock was lost (a network file system; simulated by
+    entering its section directly)
     waits for them."""
     import threading
 

@@ -46,7 +46,7 @@ def _archived(outcome, source) -> list[str]:
     return [line_key(e[0]) for ln in text.splitlines() if (e := parse_entry(ln))]
 
 
-# -- unit: the rules ------------------------------------------------------------------------------------------
+# -- unit: the rules -------------------------------------------------------------------------------
 def test_dates_parse_absolute_forms_only():
     assert line_dates("Deadline for taxes: 2027-03-05") == [date(2027, 3, 5)]
     assert line_dates("Trip to Rome March 5, 2027 to 9 March 2027") == [
@@ -107,8 +107,8 @@ def test_duplicates_and_subsets_merge_into_the_longer_line(tmp_path):
         in entries
     )
     assert (
-        '- Likes green tea · merged 2027-06-01: said word for word in a longer line into "Likes green tea with'
-        ' honey"' in entries
+        '- Likes green tea · merged 2027-06-01: said word for word in a longer line into "Likes'
+        ' green tea with honey"' in entries
     )
     body = "\n".join(out.commit_lines())
     assert (
@@ -308,7 +308,7 @@ def test_learning_records_marks_and_confirmations(tmp_path):
     ].learned == TODAY - timedelta(days=100)
 
 
-# -- Dream runs -----------------------------------------------------------------------------------------------
+# -- Dream runs ------------------------------------------------------------------------------------
 @pytest.fixture
 def env(tmp_path):
     return make_env(tmp_path / "ws", memory_max_chars=2_000, user_max_chars=1_000)
@@ -504,7 +504,7 @@ def test_config_tracks_the_archive():
     assert "memory/archive/*.md" in Config().git.tracked_files
 
 
-# -- set-aside batches come back -------------------------------------------------------------------------------
+# -- set-aside batches come back -------------------------------------------------------------------
 def test_a_set_aside_batch_can_be_listed_and_requeued(tmp_path):
     from reverie.chat.commands import CommandRouter
     from reverie.memory.runtime import Runtime

@@ -1,4 +1,5 @@
-"""Dream end to end with the offline engine (no scripted replies): a conversation over several sessions."""
+"""Dream end to end with the offline engine (no scripted replies): a conversation over several
+sessions."""
 
 from __future__ import annotations
 

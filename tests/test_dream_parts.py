@@ -1,4 +1,5 @@
-"""Dream's parts on their own: typed tools and the path rule, the gate, the budget, finding parsing, records."""
+"""Dream's parts on their own: typed tools and the path rule, the gate, the budget, finding
+parsing, records."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def call(name: str, **args) -> ToolCall:
     return ToolCall("c", name, args)
 
 
-# -- typed tools ---------------------------------------------------------------------------------------------
+# -- typed tools -----------------------------------------------------------------------------------
 def test_schema_comes_from_signature_and_docstring():
     tools = MemoryTools(staged())
     schemas = {s["function"]["name"]: s["function"] for s in tools.box.schemas}
@@ -174,7 +175,7 @@ def test_empty_old_text_appends():
     assert s.current["USER.md"] == "# User\n- b\n"
 
 
-# -- gate ----------------------------------------------------------------------------------------------------
+# -- gate ------------------------------------------------------------------------------------------
 BIG = "# Memory\n" + "".join(f"- fact number {i} about the project\n" for i in range(10))
 
 
@@ -265,7 +266,7 @@ def test_gate_refuses_an_introduced_credential_but_not_an_existing_one():
     assert check({MEM: old}, {MEM: old + "- uses Postgres\n"}, [], cfg).ok
 
 
-# -- budget --------------------------------------------------------------------------------------------------
+# -- budget ----------------------------------------------------------------------------------------
 def test_budget_caps():
     t = [0.0]
     b = Budget(2, 3, 100, 10.0, clock=lambda: t[0])
@@ -305,7 +306,7 @@ def test_overall_budget_is_marked_overall():
     assert e.value.overall
 
 
-# -- findings ------------------------------------------------------------------------------------------------
+# -- findings --------------------------------------------------------------------------------------
 def test_parse_findings_tolerates_bullets_strips_marks_and_ignores_garbage():
     text = (
         "Here are my findings:\n[USER] Lives in Berlin\n- [MEMORY] [durable] Atlas ships in May\n"
@@ -322,7 +323,7 @@ def test_parse_findings_tolerates_bullets_strips_marks_and_ignores_garbage():
     assert ignored == 2
 
 
-# -- records -------------------------------------------------------------------------------------------------
+# -- records ---------------------------------------------------------------------------------------
 def test_dead_letters_append_and_survive_a_torn_tail(tmp_path):
     path = tmp_path / "memory" / "dream-deadletter.jsonl"
     append_dead_letter(path, 1, 20, "loop", 3)

@@ -1,4 +1,5 @@
-"""Dream.run end to end with the scripted model (called by name, in-process) on a real workspace and memory repo."""
+"""Dream.run end to end with the scripted model (called by name, in-process) on a real workspace
+and memory repo."""
 
 from __future__ import annotations
 
@@ -558,7 +559,8 @@ def test_status_record_is_json(env):
 def test_workspace_prompt_override_is_used(env):
     (env.ws.root / "prompts").mkdir()
     (env.ws.root / "prompts" / "dream.md").write_text(
-        "# Reverie task: dream-analyze\nHOUSE RULES FOR ANALYSIS\n# Reverie task: dream-edit\nHOUSE RULES FOR EDITS\n"
+        "# Reverie task: dream-analyze\nHOUSE RULES FOR ANALYSIS\n# Reverie task: dream-edit\nHOUSE"
+        " RULES FOR EDITS\n"
     )
     env.add("- [durable] x")
     env.fake.enqueue("[MEMORY] x", [edit(MEM, "", "- x\n")], "done")

@@ -42,6 +42,11 @@ def _fleet(root: Path, server: RedisServer, monkeypatch, **fleet):
     for key, value in fleet_env(root, server).items():
         if key.startswith("REVERIE_"):
             monkeypatch.setenv(key, value)
+    # fleet_env's 4 s drain makes the Celery workers' backlogs yield; a job run here must finish
+    # its batch. At load 14 a job's work before its edit turn took 3.1 s, so a busier moment spent
+    # the drain first and the job came back "paused", not "ok" (how
+    # test_markers_ingested_claimed_and_cleared failed under load).
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS", "600")
     for key, value in fleet.items():
         monkeypatch.setenv(f"REVERIE_FLEET__{key.upper()}", str(value))
     return Fleet(load_config())
@@ -125,7 +130,7 @@ def _drained(app: Appender) -> bool:
     )
 
 
-# -- the library against a real Redis, without Celery ---------------------------------------------------------
+# -- the library against a real Redis, without Celery ----------------------------------------------
 
 
 def test_duplicate_job_finds_the_lease_and_does_nothing(tmp_path, redis_server, monkeypatch):
@@ -259,7 +264,7 @@ def test_cli_status_and_broker_down(tmp_path, redis_server, monkeypatch, capsys)
     )
 
 
-# -- real Celery workers --------------------------------------------------------------------------------------
+# -- real Celery workers ---------------------------------------------------------------------------
 
 
 def test_workers_drain_every_workspace(tmp_path, redis_server):
@@ -343,7 +348,8 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
     killed: set[int] = set()  # pool processes killed alone: their leases linger until they expire
 
     def worker_of(pid: int):
-        """The live worker whose pool ``pid`` is in (a dead worker's lease lingers until it expires)."""
+        """The live worker whose pool ``pid`` is in (a dead worker's lease lingers until it
+        expires)."""
         try:
             group = os.getpgid(pid)
         except ProcessLookupError:
@@ -464,7 +470,8 @@ def test_fleet_without_its_extra_says_which_to_install(monkeypatch, capsys):
 
 
 def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
-    """The commands an operator runs: `reverie fleet mark`, `dispatch --once`, `worker`, `status --json`."""
+    """The commands an operator runs: `reverie fleet mark`, `dispatch --once`, `worker`, `status
+    --json`."""
     import json
     import sys
 
@@ -480,7 +487,12 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
         "- [durable] Project p1 uses database db1", "cli:test"
     )
     env = fleet_env(
-        root, redis_server, REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline"
+        root,
+        redis_server,
+        REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline",
+        # the one job must finish its batch: with fleet_env's 4 s drain a loaded machine paused it,
+        # and without a dispatcher running nothing sent it again ("timed out ... the job to run")
+        REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS="600",
     )
 
     def cli(*args: str) -> Result:
@@ -517,7 +529,8 @@ def test_cli_worker_dispatch_mark_on_a_plain_root(tmp_path, redis_server):
     assert batches_committed(ws.root) == [(1, 1)]
 
 
-# -- issue 35: scripts that check ownership, one meaning per score, Redis loss, the root's kind ---------------
+# -- issue 35: scripts that check ownership, one meaning per score, Redis loss, the root's
+# kind ---------------------------------------------------------------------------------------------
 
 
 def test_only_the_holder_renews_or_releases_its_lease_and_claim(
@@ -713,7 +726,8 @@ def test_redis_with_auth_and_tls(tmp_path, monkeypatch):
             "-subj", "/CN=127.0.0.1")  # fmt: skip
     (d / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
     openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf")  # fmt: skip
+            "-CAcreateserial", "-out", "server.pem", "-days", "2",
+            "-extfile", "ext.cnf")  # fmt: skip
     port = _free_port()
     server = subprocess.Popen(
         [REDIS_SERVER, "--port", "0", "--tls-port", str(port), "--tls-cert-file", "server.pem",

@@ -1,6 +1,7 @@
 """The attack on issue 35, the fleet's side (real redis-server, real `reverie fleet worker` and
 dispatcher processes): a worker that exits on a broker fault is started again and drains, a job's
-bookkeeping error on disk ends in one line and never parks, a stray due marker is removed, forget-user
+bookkeeping error on disk ends in one line and never parks, a stray due marker is removed,
+forget-user
 finds the fleet's Redis whatever the spelling of the root and says whether it searched it, Redis
 passwords are never printed, forget's order against a heartbeat, and the operator's flags. Each test
 failed on main before the fix it names. Without Redis: test_scopes_upgrade.py."""
@@ -62,7 +63,7 @@ def _append(root: Path, user: str, text: str) -> WorkspaceStore:
     return store
 
 
-# -- H4: a worker that exits by itself is started again, and drains ---------------------------------------
+# -- H4: a worker that exits by itself is started again, and drains --------------------------------
 
 
 def _pending(stores: list[WorkspaceStore]) -> int:
@@ -112,7 +113,7 @@ def test_a_supervised_worker_survives_redis_down_and_its_celery_dying(tmp_path, 
     assert "Traceback" not in worker.text().split("exited by itself")[0] or len(pids()) >= 2
 
 
-# -- M3: a job's bookkeeping error on disk: one line, no false park ---------------------------------------------
+# -- M3: a job's bookkeeping error on disk: one line, no false park --------------------------------
 
 
 def test_a_marker_that_cannot_be_removed_ends_the_job_in_one_line_and_never_parks(
@@ -136,7 +137,7 @@ def test_a_marker_that_cannot_be_removed_ends_the_job_in_one_line_and_never_park
     assert "Traceback" not in caplog.text
 
 
-# -- M4: a stray marker is removed by its gone job ----------------------------------------------------------------
+# -- M4: a stray marker is removed by its gone job -------------------------------------------------
 
 
 def test_a_stray_due_marker_is_removed_and_stops_the_false_alert(
@@ -162,7 +163,7 @@ def test_a_stray_due_marker_is_removed_and_stops_the_false_alert(
     assert "disagree" not in capsys.readouterr().out  # was: "Redis lost data", for ever
 
 
-# -- M5: forget-user finds the fleet's Redis by the root's real path, and says so ------------------------------
+# -- M5: forget-user finds the fleet's Redis by the root's real path, and says so ------------------
 
 
 @pytest.mark.parametrize("spelling", ["dotdot", "symlinked-parent"])
@@ -198,7 +199,7 @@ def test_forget_user_says_when_it_did_not_search_redis(tmp_path, monkeypatch):
     assert "fleet entries in Redis: not searched" in result.stdout
 
 
-# -- M8: a Redis password is never printed --------------------------------------------------------------------
+# -- M8: a Redis password is never printed ---------------------------------------------------------
 
 
 def test_a_redis_password_is_masked_everywhere_it_could_be_printed(tmp_path, monkeypatch, caplog):
@@ -227,7 +228,7 @@ def test_a_redis_password_is_masked_everywhere_it_could_be_printed(tmp_path, mon
     assert "S3cret" not in caplog.text
 
 
-# -- low: forget removes the lease before the claim a heartbeat could renew --------------------------------------
+# -- low: forget removes the lease before the claim a heartbeat could renew ------------------------
 
 
 def test_forget_leaves_no_claim_a_heartbeat_could_put_back(tmp_path, redis_server, monkeypatch):
@@ -248,7 +249,7 @@ def test_forget_leaves_no_claim_a_heartbeat_could_put_back(tmp_path, redis_serve
     assert coord.r.zscore("reverie:claims", ws) is None  # was: the renewal put the claim back
 
 
-# -- low: the worker's metrics flag and exporter ---------------------------------------------------------------
+# -- low: the worker's metrics flag and exporter ---------------------------------------------------
 
 
 def test_worker_metrics_port_out_of_range_is_one_line(tmp_path, redis_server):
@@ -312,7 +313,7 @@ def test_a_worker_leaves_no_metrics_directory_behind(tmp_path, redis_server):
     assert not list(tmp_path.glob("reverie-worker-metrics-*"))  # was: one left per worker
 
 
-# -- low: fleet status --watch ---------------------------------------------------------------------------------
+# -- low: fleet status --watch ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("every", ["0", "-1", "nan", "inf"])
@@ -352,7 +353,7 @@ def test_a_worker_keeps_reconnecting_for_as_long_as_redis_is_down():
     assert make_app(Config()).conf.broker_connection_max_retries is None  # was: 100 (~46 min)
 
 
-# -- low: a drain whose budget ran out says so, not that a model call ran past the run's cap ---------------------
+# -- low: a drain whose budget ran out says so, not that a model call ran past the run's cap -------
 
 
 def test_a_model_call_cut_off_by_the_drain_budget_says_the_drain_ran_out():

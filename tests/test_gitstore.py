@@ -54,7 +54,7 @@ def dream(g: GitStore, text: str, cursor: int, first: int | None = None) -> str 
     )
 
 
-# -- creation, tracking, ignore rules ----------------------------------------------------------------------
+# -- creation, tracking, ignore rules --------------------------------------------------------------
 def test_init_commit_tracks_only_memory_files(gs: GitStore, workspace: Workspace) -> None:
     (workspace.memory_dir / "history.jsonl").write_text('{"cursor": 1}\n')
     (workspace.sessions_dir / "cli_direct.jsonl").write_text("{}\n")
@@ -141,7 +141,7 @@ def test_configured_identity_and_tracked_files(workspace: Workspace) -> None:
     )
 
 
-# -- where the repo lives --------------------------------------------------------------------------------------
+# -- where the repo lives --------------------------------------------------------------------------
 def test_workspace_inside_another_repo_gets_its_own_git_dir(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -253,7 +253,7 @@ def test_nanobot_repo_is_adopted_with_its_history(tmp_path: Path) -> None:
     assert GitStore(Workspace(root)).head() == g.head()
 
 
-# -- a person's edits ------------------------------------------------------------------------------------------
+# -- a person's edits ------------------------------------------------------------------------------
 def test_interleaved_manual_edits_are_committed_first(gs: GitStore, workspace: Workspace) -> None:
     dream(gs, "# Memory\n- a\n", 1)
     (workspace.root / "USER.md").write_text("I edited this by hand\n")
@@ -271,7 +271,7 @@ def test_interleaved_manual_edits_are_committed_first(gs: GitStore, workspace: W
     assert "my soul\n" == gs.file_at("HEAD~1", "SOUL.md")
 
 
-# -- queries ---------------------------------------------------------------------------------------------------
+# -- queries ---------------------------------------------------------------------------------------
 def test_log_filters_show_diff_file_at(gs: GitStore, workspace: Workspace) -> None:
     a = dream(gs, "# Memory\n- a\n", 1)
     gs.commit("manual", kind="manual", files={"SOUL.md": "soul 2\n"})
@@ -334,11 +334,13 @@ def test_every_prefix_resolves_as_git_would_loose_and_packed(workspace: Workspac
 
 
 def test_ambiguous_prefix_lists_candidates(gs: GitStore) -> None:
-    """1,000 commits on a side ref (git fast-import, fixed dates) make 4-hex prefix collisions certain."""
+    """1,000 commits on a side ref (git fast-import, fixed dates) make 4-hex prefix collisions
+    certain."""
     stream = []
     for i in range(1000):
         stream.append(
-            f"commit refs/heads/side\ncommitter T <t@x> {1700000000 + i} +0000\ndata <<EOF\nc{i}\nEOF\n"
+            f"commit refs/heads/side\ncommitter T <t@x> {1700000000 + i} +0000\ndata"
+            f" <<EOF\nc{i}\nEOF\n"
         )
     subprocess.run(
         ["git", f"--git-dir={gs.git_dir}", "fast-import", "--quiet"],
@@ -357,7 +359,7 @@ def test_ambiguous_prefix_lists_candidates(gs: GitStore) -> None:
     assert gs.resolve(group[0][:12]) == group[0]
 
 
-# -- restore / revert ------------------------------------------------------------------------------------------
+# -- restore / revert ------------------------------------------------------------------------------
 def test_restore_and_restore_of_restore(gs: GitStore, workspace: Workspace) -> None:
     dream(gs, "# Memory\n- a\n", 1)
     b = dream(gs, "# Memory\n- a\n- b (wrong)\n", 2)
@@ -433,7 +435,7 @@ def test_revert_conflict_writes_nothing(gs: GitStore, workspace: Workspace) -> N
     assert workspace.read("USER.md") == "pending hand edit\n"
 
 
-# -- provenance ------------------------------------------------------------------------------------------------
+# -- provenance ------------------------------------------------------------------------------------
 def test_why_traces_lines_to_commits_and_cursors(gs: GitStore, workspace: Workspace) -> None:
     first = dream(gs, "# Memory\n- likes green tea\n", 5, 1)
     gs.commit("manual", kind="manual", files={"USER.md": "Name: Ada\nDrinks tea daily\n"})
@@ -453,7 +455,7 @@ def test_why_traces_lines_to_commits_and_cursors(gs: GitStore, workspace: Worksp
     assert oslo[0].cursor_range == (6, 9)
 
 
-# -- upkeep ----------------------------------------------------------------------------------------------------
+# -- upkeep ----------------------------------------------------------------------------------------
 def test_automatic_packing_and_gc(workspace: Workspace) -> None:
     g = GitStore(workspace, GitConfig(gc_every=5))
     for i in range(12):
@@ -469,7 +471,7 @@ def test_automatic_packing_and_gc(workspace: Workspace) -> None:
     fsck(g.git_dir)
 
 
-# -- recovery --------------------------------------------------------------------------------------------------
+# -- recovery --------------------------------------------------------------------------------------
 def test_head_at_missing_object_recovers_from_reflog(
     gs: GitStore, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -505,7 +507,8 @@ def test_head_at_corrupt_object_recovers(gs: GitStore) -> None:
 
 
 def test_roll_forward_after_crash_between_ref_and_files(gs: GitStore, workspace: Workspace) -> None:
-    """Simulate the crash window: HEAD moved and the marker exists, the file still has the old content."""
+    """Simulate the crash window: HEAD moved and the marker exists, the file still has the old
+    content."""
     from reverie.gitstore.writer import state_dir
 
     old_text = workspace.read(MEM)
@@ -520,7 +523,8 @@ def test_roll_forward_after_crash_between_ref_and_files(gs: GitStore, workspace:
 
 
 def test_torn_marker_changes_nothing(gs: GitStore, workspace: Workspace) -> None:
-    """A marker cut short (no END) comes from a kill before HEAD moved: it is dropped, files stay."""
+    """A marker cut short (no END) comes from a kill before HEAD moved: it is dropped, files
+    stay."""
     from reverie.gitstore.writer import state_dir
 
     new = dream(gs, "# Memory\n- new\n", 1)

@@ -1,4 +1,5 @@
-"""Kill a committing process at random instants: the repo stays valid and the files follow HEAD after reopening."""
+"""Kill a committing process at random instants: the repo stays valid and the files follow HEAD
+after reopening."""
 
 from __future__ import annotations
 
@@ -21,8 +22,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git CLI not
 
 ROOT = Path(__file__).resolve().parent.parent
 
-WRITER = textwrap.dedent(
-    """
+WRITER = textwrap.dedent("""
     import sys
     from reverie.gitstore import GitStore
     from reverie.storage.workspace import Workspace
@@ -33,12 +33,16 @@ WRITER = textwrap.dedent(
     i = int(sys.argv[2])
     while True:
         i += 1
-        files = {"memory/MEMORY.md": f"# Memory\\n- fact {i}\\n" * (1 + i % 3), "SOUL.md": f"soul {i % 4}\\n"}
+        files = {
+            "memory/MEMORY.md": f"# Memory\\n- fact {i}\\n" * (1 + i % 3),
+            "SOUL.md": f"soul {i % 4}\\n",
+        }
         if i % 5 == 0:
             files["USER.md"] = f"user {i}\\n"
-        g.commit(f"dream: round {i}", kind="dream", trailers={"Reverie-Cursor": str(i)}, files=files)
-    """
-)
+        g.commit(
+            f"dream: round {i}", kind="dream", trailers={"Reverie-Cursor": str(i)}, files=files
+        )
+    """)
 
 
 def test_sigkill_during_commits_leaves_valid_repo(workspace: Workspace) -> None:
@@ -90,8 +94,7 @@ def test_sigkill_during_commits_leaves_valid_repo(workspace: Workspace) -> None:
     assert GitStore(workspace).commit("final", kind="manual", files={"SOUL.md": "final\n"})
 
 
-CONCURRENT = textwrap.dedent(
-    """
+CONCURRENT = textwrap.dedent("""
     import sys
     from reverie.gitstore import GitStore
     from reverie.storage.workspace import Workspace
@@ -100,8 +103,7 @@ CONCURRENT = textwrap.dedent(
     path = sys.argv[2]
     for i in range(12):
         assert g.commit(f"dream: {path} {i}", kind="dream", files={path: f"{path} version {i}\\n"})
-    """
-)
+    """)
 
 
 def test_two_processes_committing_at_once_lose_nothing(workspace: Workspace) -> None:

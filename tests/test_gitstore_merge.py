@@ -1,4 +1,5 @@
-"""merge3: the line-based three-way merge used by revert and by Dream's re-application of a run's edits."""
+"""merge3: the line-based three-way merge used by revert and by Dream's re-application of a run's
+edits."""
 
 from __future__ import annotations
 
@@ -134,7 +135,8 @@ def _new_lines(tag: str, count: int) -> list[str]:
 def _separated_edits(
     draw: st.DrawFn,
 ) -> tuple[list[str], tuple[int, int, int], tuple[int, int, int]]:
-    """A base and two edits (start, end, new line count): ours inside [0, k), theirs inside [k + gap, n)."""
+    """A base and two edits (start, end, new line count): ours inside [0, k), theirs inside [k +
+    gap, n)."""
     n = draw(st.integers(4, 30))
     k = draw(st.integers(1, n - 2))
     gap = draw(
@@ -201,7 +203,8 @@ def test_identical_edits_on_both_sides_are_not_a_conflict(
     ours = _apply(base, shared, "S")
     theirs = _apply(base, shared, "S")
     expected = ours
-    if extra:  # theirs also changes something else, past a line both leave alone, which must come through too
+    # theirs also changes something else, past a line both leave alone, which must come through too
+    if extra:
         assume(other[0] > shared[1])
         theirs = _apply(_apply(base, other, "T"), shared, "S")
         expected = theirs
@@ -227,7 +230,8 @@ def test_any_text_merges_or_conflicts_and_one_sided_changes_are_exact(
 
 
 def test_undecodable_bytes_read_with_surrogateescape_pass_through() -> None:
-    raw = "caf\udce9\n"  # b"caf\xe9\n" read with surrogateescape, as revert reads a file that is not UTF-8
+    # b"caf\xe9\n" read with surrogateescape, as revert reads a file that is not UTF-8
+    raw = "caf\udce9\n"
     base = BASE + raw
     assert merge3(base, "top\n" + base, base + "end\n") == "top\n" + base + "end\n"
 

@@ -33,7 +33,8 @@ MEM = "memory/MEMORY.md"
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    """Every file and directory under ``root`` with its size and mtime: a query must change none of them."""
+    """Every file and directory under ``root`` with its size and mtime: a query must change none
+    of them."""
     out: dict[str, tuple[int, int]] = {}
     for dirpath, dirs, files in os.walk(root):
         for name in dirs + files:
@@ -42,7 +43,7 @@ def snapshot(root: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
-# -- item 2: the Dream cursor's recovery ---------------------------------------------------------------------
+# -- item 2: the Dream cursor's recovery -----------------------------------------------------------
 def test_a_corrupt_dream_cursor_comes_back_as_the_value_last_written_not_the_last_commits(tmp_path):
     """A run that changed nothing moved the cursor past the last Dream commit; a corrupt file must
     come back as that value (never the commit's older one, which would replay consumed history), and
@@ -103,7 +104,7 @@ def gs_ws(workspace: Workspace) -> tuple[Workspace, GitStore]:
     return workspace, g
 
 
-# -- item 4: restore --replay and approve racing a Dream run --------------------------------------------------
+# -- item 4: restore --replay and approve racing a Dream run ---------------------------------------
 def test_restore_replay_during_a_dream_run_is_not_lost(tmp_path, monkeypatch):
     """``restore --replay`` issued while a Dream run is between its analysis and its commit: the
     restore waits for the run, so its rewind is the last cursor write and the restored batch is
@@ -166,7 +167,7 @@ def test_restore_and_approve_wait_for_dream_then_give_up_cleanly(gs_ws, monkeypa
     assert g.head() == sha and ws.read(MEM) == "# Memory\n- a\n"
 
 
-# -- item 7: queries take no lock and write nothing ----------------------------------------------------------
+# -- item 7: queries take no lock and write nothing ------------------------------------------------
 def test_queries_on_a_workspace_without_a_repo_create_nothing(workspace: Workspace):
     from reverie.memory.runtime import Runtime
 
@@ -239,7 +240,7 @@ def test_a_query_on_a_nanobot_repo_reads_it_and_adopts_nothing(workspace: Worksp
     assert "memoryrepo = true" in (root / ".git" / "config").read_text()
 
 
-# -- item 8: lock files of a running git command --------------------------------------------------------------
+# -- item 8: lock files of a running git command ---------------------------------------------------
 def _interrupted(g: GitStore, ws: Workspace, pid: int) -> None:
     """A transaction cut short after its ref moved, recorded by writer ``pid``."""
     new = g.commit("dream: new", kind="dream", files={MEM: "# Memory\n- new\n"})
@@ -322,7 +323,7 @@ def test_a_config_lock_is_never_removed(workspace: Workspace):
     assert (g.git_dir / "config.lock").read_text() == "git config is writing"
 
 
-# -- item 9: a corrupt loose object --------------------------------------------------------------------------
+# -- item 9: a corrupt loose object ----------------------------------------------------------------
 def _plant_corrupt_objects(git_dir: Path) -> list[Path]:
     import zlib
 
@@ -357,7 +358,7 @@ def test_a_corrupt_loose_object_is_moved_aside_and_gc_and_commits_keep_working(
     assert fsck.returncode == 0, fsck.stderr
 
 
-# -- item 10: a lost HEAD file --------------------------------------------------------------------------------
+# -- item 10: a lost HEAD file ---------------------------------------------------------------------
 def test_a_lost_head_is_read_by_queries_and_recreated_by_the_next_write(gs_ws, caplog):
     ws, g = gs_ws
     sha = g.commit("dream: a", kind="dream", files={MEM: "# Memory\n- a\n"})
@@ -388,7 +389,7 @@ def test_cli_dream_runs_again_after_head_is_lost(tmp_path):
     assert (ws / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
 
 
-# -- smaller ones ---------------------------------------------------------------------------------------------
+# -- smaller ones ----------------------------------------------------------------------------------
 def test_a_killed_packs_temp_files_are_removed_by_the_next_pack(gs_ws):
     ws, g = gs_ws
     pack_dir = g.git_dir / "objects" / "pack"

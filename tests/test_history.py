@@ -457,7 +457,9 @@ def test_a_held_lock_times_out_with_a_clear_error(tmp_path):
 
 
 def _child_append(log: HistoryLog, out) -> None:  # type: ignore[no-untyped-def]
-    try:  # the parent held the lock (its thread lock too) at fork time: the child waits for the parent, then gives up
+    # the parent held the lock (its thread lock too) at fork time: the child waits for the parent,
+    # then gives up
+    try:
         log.append("from child")
         out.put("appended")
     except Exception as exc:  # noqa: BLE001
@@ -466,7 +468,8 @@ def _child_append(log: HistoryLog, out) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_forked_child_does_not_inherit_the_parents_lock(tmp_path):
-    """flock belongs to the open file description: a child must reopen it, not share the parent's lock."""
+    """flock belongs to the open file description: a child must reopen it, not share the parent's
+    lock."""
     log = make_log(tmp_path, lock_timeout=0.3)
     log.append("parent")
     ctx = multiprocessing.get_context("fork")

@@ -91,7 +91,7 @@ class HistoryMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    # -- writers ------------------------------------------------------------------------------------------
+    # -- writers -----------------------------------------------------------------------------------
     @rule(content=TEXT, session=SESSION)
     def append(self, content: str, session: str | None) -> None:
         cursor = self.log.append(content, session)
@@ -148,7 +148,7 @@ class HistoryMachine(RuleBasedStateMachine):
             del self.model[c]
         self.torn_pending = False
 
-    # -- readers ------------------------------------------------------------------------------------------
+    # -- readers -----------------------------------------------------------------------------------
     @rule(since=st.integers(-2, 400), limit=st.none() | st.integers(1, 30))
     def read(self, since: int, limit: int | None) -> None:
         want = [c for c in sorted(self.model) if c > since]
@@ -182,7 +182,7 @@ def test_history_log_model_based(monkeypatch):
     )
 
 
-# -- random config documents -----------------------------------------------------------------------------------
+# -- random config documents -----------------------------------------------------------------------
 _KEYS = st.sampled_from(
     [
         "agents",

@@ -29,7 +29,7 @@ def make_log(tmp_path: Path, **kw) -> HistoryLog:  # type: ignore[no-untyped-def
     return HistoryLog(mem / "history.jsonl", mem / ".cursor", mem / ".dream_cursor", **kw)
 
 
-# -- item 14: symlinks swapped in after the store opened ---------------------------------------------------------
+# -- item 14: symlinks swapped in after the store opened -------------------------------------------
 def test_a_cursor_hint_replaced_by_a_symlink_is_not_followed(tmp_path: Path) -> None:
     log = make_log(tmp_path)
     log.append("first")
@@ -85,7 +85,7 @@ def test_write_cursor_hint_refuses_a_fifo(tmp_path: Path) -> None:
         write_cursor_hint(fifo, 3)
 
 
-# -- cursors >= 10^18: whatever is written reads back ------------------------------------------------------------
+# -- cursors >= 10^18: whatever is written reads back ----------------------------------------------
 @pytest.mark.parametrize("value", [10**18, 10**18 + 7, MAX_CURSOR])
 def test_large_cursors_written_are_read_back(tmp_path: Path, value: int) -> None:
     path = tmp_path / ".dream_cursor"
@@ -124,7 +124,7 @@ def test_history_beyond_10_18_keeps_working_and_stops_cleanly_at_the_end(tmp_pat
         HistoryEntry.from_json(b'{"cursor": 9223372036854775808, "timestamp": "t", "content": "c"}')
 
 
-# -- item 13: the session key is redacted like content -------------------------------------------------------------
+# -- item 13: the session key is redacted like content ---------------------------------------------
 def test_a_credential_used_as_session_key_is_redacted(store) -> None:  # type: ignore[no-untyped-def]
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     store.history.append("hello", session_key=token)
@@ -145,7 +145,8 @@ def test_the_cli_session_flag_does_not_store_a_token(tmp_path: Path) -> None:
     assert token not in (ws / "memory" / "history.jsonl").read_text()
 
 
-# -- item 5: one long line makes no reader quadratic, and none keeps more than MAX_LINE_BYTES of it --------------
+# -- item 5: one long line makes no reader quadratic, and none keeps more than MAX_LINE_BYTES
+# of it --------------------------------------------------------------------------------------------
 def _entry(cursor: int, content: str = "x") -> bytes:
     return (
         orjson.dumps({"cursor": cursor, "timestamp": "2026-01-01 10:00", "content": content})
@@ -197,7 +198,8 @@ def test_line_readers_agree_with_split_at_every_chunk_boundary(monkeypatch, tmp_
         os.close(fd)
 
 
-# -- a full disk or a denied permission is a clear one-line error (exit 1), not an "internal error" (exit 2) -------
+# -- a full disk or a denied permission is a clear one-line error (exit 1), not an "internal
+# error" (exit 2) ----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "code,words",
     [(28, "No space left on device"), (13, "Permission denied"), (30, "Read-only file system")],

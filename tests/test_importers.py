@@ -1,4 +1,5 @@
-"""Other tools' memory brought in (reverie.memory.importers): every importer keeps credentials out of
+"""Other tools' memory brought in (reverie.memory.importers): every importer keeps credentials
+out of
 everything it writes (history, memory files, sessions, the search index, every git object), names
 every item it leaves out with the reason, and reads each source's files as what they are: nanobot's
 own files kept, Claude Code's CLAUDE.md, rules, auto memory and front matter each in their place,

@@ -32,7 +32,8 @@ from reverie.integrations.agent_framework import ReverieContextProvider  # noqa:
 
 
 class ToolThenText(FunctionInvocationLayer[Any], BaseChatClient[Any]):
-    """Calls one tool with fixed arguments, then answers with what it returned; keeps what it was sent."""
+    """Calls one tool with fixed arguments, then answers with what it returned; keeps what it was
+    sent."""
 
     def __init__(self, tool: str, arguments: dict[str, Any]) -> None:
         super().__init__()

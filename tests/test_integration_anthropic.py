@@ -64,7 +64,8 @@ def _text(result: dict[str, Any]) -> str:
 
 
 def _run(tool: ReverieMemoryTool, prompt: str, script: list[Script]) -> list[dict[str, Any]]:
-    """One agent run through ``client.beta.messages.tool_runner``; returns every request's messages."""
+    """One agent run through ``client.beta.messages.tool_runner``; returns every request's
+    messages."""
     seen: list[list[dict[str, Any]]] = []
 
     def handle(request: httpx2.Request) -> httpx2.Response:
@@ -179,7 +180,9 @@ def test_removed_lines_go_to_the_archive(tmp_path: Path) -> None:
             {
                 "command": "create",
                 "path": "/memories/MEMORY.md",
-                "file_text": "# Memory\n- Launch is on Friday.\n- The repo uses uv.\n- CI runs on Linux.\n",
+                "file_text": (
+                    "# Memory\n- Launch is on Friday.\n- The repo uses uv.\n- CI runs on Linux.\n"
+                ),
             }
         )
         out = tool.call(
@@ -252,7 +255,10 @@ REFUSALS = [
     ),
     (
         {"command": "create", "path": "/memories/USER.md", "file_text": "# User\n"},
-        "/memories/USER.md was not changed: /memories/USER.md would lose more than half its content (",
+        (
+            "/memories/USER.md was not changed: /memories/USER.md would lose more than half its"
+            " content ("
+        ),
     ),
     (
         {"command": "create", "path": "/memories/big.md", "file_text": "- x\n" * 5000},
@@ -265,7 +271,10 @@ REFUSALS = [
             "old_str": "no such text",
             "new_str": "x",
         },
-        "No replacement was performed, old_str `no such text` did not appear verbatim in /memories/USER.md.",
+        (
+            "No replacement was performed, old_str `no such text` did not appear verbatim in"
+            " /memories/USER.md."
+        ),
     ),
     (
         {"command": "str_replace", "path": "/memories/notes.md", "old_str": "- ", "new_str": "* "},
@@ -273,7 +282,10 @@ REFUSALS = [
     ),
     (
         {"command": "insert", "path": "/memories/USER.md", "insert_line": 999, "insert_text": "x"},
-        "Error: Invalid `insert_line` parameter: 999. It should be within the range of lines of the file: [0, 4]",
+        (
+            "Error: Invalid `insert_line` parameter: 999. It should be within the range of lines of"
+            " the file: [0, 4]"
+        ),
     ),
 ]
 #: Reverie's own words, which a model cannot act on: never in a tool result or error.
@@ -319,8 +331,9 @@ def test_claude_names_its_own_files_and_they_are_memory(tmp_path: Path) -> None:
                 "<guidelines>Reply within a day</guidelines>\n",
             ),
         ):
-            assert tool.call({"command": "create", "path": path, "file_text": text}) == (
-                f"File created successfully at: {path}"
+            assert (
+                tool.call({"command": "create", "path": path, "file_text": text})
+                == f"File created successfully at: {path}"
             )
         listing = str(tool.call({"command": "view", "path": "/memories"}))
         assert listing.startswith(
@@ -336,9 +349,9 @@ def test_claude_names_its_own_files_and_they_are_memory(tmp_path: Path) -> None:
             assert f"\t{shown}\n" in listing + "\n", shown
         assert "guidelines.xml" not in listing  # three levels down
         assert "guidelines.xml" in str(tool.call({"command": "view", "path": "/memories/projects"}))
-        assert [c.subject for c in memory.log(limit=3, kind="agent")][0] == (
-            "agent: memory tool create /memories/projects/acme/guidelines.xml"
-        )
+        assert [c.subject for c in memory.log(limit=3, kind="agent")][
+            0
+        ] == "agent: memory tool create /memories/projects/acme/guidelines.xml"
         context = memory.context()
         assert "memory/topics/progress.md" in context  # listed by name ...
         assert "Feature A is done" not in context  # ... never loaded whole
@@ -359,12 +372,16 @@ def test_delete_rename_and_clear_are_commits_a_restore_undoes(tmp_path: Path) ->
                 "file_text": "- Ship v2 in May.\n",
             }
         )
-        assert tool.call(
-            {"command": "rename", "old_path": "/memories/old", "new_path": "/memories/plans"}
-        ) == ("Successfully renamed /memories/old to /memories/plans")
+        assert (
+            tool.call(
+                {"command": "rename", "old_path": "/memories/old", "new_path": "/memories/plans"}
+            )
+            == "Successfully renamed /memories/old to /memories/plans"
+        )
         assert "Ship v2" in str(tool.call({"command": "view", "path": "/memories/plans/plan.md"}))
-        assert tool.call({"command": "delete", "path": "/memories/plans/plan.md"}) == (
-            "Successfully deleted /memories/plans/plan.md"
+        assert (
+            tool.call({"command": "delete", "path": "/memories/plans/plan.md"})
+            == "Successfully deleted /memories/plans/plan.md"
         )
         archived = str(tool.call({"command": "view", "path": "/memories/archive/files.md"}))
         assert "Ship v2 in May." in archived and "from memory/topics/plans/plan.md" in archived
@@ -391,8 +408,9 @@ def test_a_folder_that_does_not_exist_yet(tmp_path: Path) -> None:
         memory.init()
         with pytest.raises(ToolError) as caught:
             ReverieMemoryTool(memory).call({"command": "view", "path": "/memories/archive"})
-        assert str(caught.value) == (
-            "The path /memories/archive does not exist. Please provide a valid path."
+        assert (
+            str(caught.value)
+            == "The path /memories/archive does not exist. Please provide a valid path."
         )
         listing = str(ReverieMemoryTool(memory).call({"command": "view", "path": "/memories"}))
         assert listing.splitlines()[1].endswith("\t/memories")  # an empty store lists itself
@@ -428,7 +446,10 @@ def test_a_dated_note_is_created_and_committed(tmp_path: Path) -> None:
             {
                 "command": "create",
                 "path": "/memories/2026-11-25-trip.md",
-                "file_text": "# Trip\n- Flight on the 3rd. key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD\n",
+                "file_text": (
+                    "# Trip\n- Flight on the 3rd. key"
+                    " sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD\n"
+                ),
             }
         )
         assert "created successfully" in str(out)

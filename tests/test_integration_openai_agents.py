@@ -31,7 +31,8 @@ set_tracing_disabled(True)  # the SDK would otherwise try to export traces to Op
 
 
 class EchoModel(Model):
-    """Answers with what it was given: the instructions' first memory line it finds and the user texts it saw."""
+    """Answers with what it was given: the instructions' first memory line it finds and the user
+    texts it saw."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str | None, Any]] = []

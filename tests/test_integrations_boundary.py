@@ -80,7 +80,8 @@ def test_every_adapter_has_an_extra_pinned_in_the_dev_lock() -> None:
 def test_every_adapter_is_tested_on_its_oldest_and_newest_release() -> None:
     """The dev lock pins each framework's newest release (the suite runs every adapter on it); the
     oldest its extra allows is either that same release or has a peer environment whose tests run
-    the adapter on it (tests/test_frameworks_oldest.py, built from bench/locks by bench/peerenv.py)."""
+    the adapter on it (tests/test_frameworks_oldest.py, built from bench/locks by
+    bench/peerenv.py)."""
     from packaging.requirements import Requirement
 
     from bench import peerenv  # (the benchmarks' package: imported here, where it is needed)

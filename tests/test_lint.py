@@ -26,7 +26,8 @@ def test_ruff_finds_nothing() -> None:
 
 
 def test_ruff_format_leaves_everything_as_it_is() -> None:
-    """``ruff format`` decides layout (line length in pyproject's [tool.ruff]); run it before committing."""
+    """``ruff format`` decides layout (line length in pyproject's [tool.ruff]); run it before
+    committing."""
     pytest.importorskip("ruff", reason="ruff is in the test extra (requirements-dev.lock)")
     paths = ("reverie", "tests", "bench", "examples", "scripts")
     proc = _run("ruff", "format", "--check", "--no-cache", *paths)

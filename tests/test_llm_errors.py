@@ -88,7 +88,8 @@ def test_a_refused_key_fails_on_the_first_attempt_and_says_what_to_set(
 
 
 def test_a_missing_key_fails_at_once_without_a_request(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No key anywhere for a hosted model: the SDK refuses before any request (no network is touched)."""
+    """No key anywhere for a hosted model: the SDK refuses before any request (no network is
+    touched)."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     err, spent = _fail(Config(), model="openai/gpt-4o-mini")
     assert err.kind == "auth" and "no API key for openai" in str(err)
@@ -152,7 +153,8 @@ def test_unreachable_is_told_apart_from_a_dropped_connection() -> None:
 
 
 def test_a_500_blaming_the_request_is_retried_once(server: OpenAIServer) -> None:
-    """llama.cpp's template error on a null content is deterministic: one retry, then final (not 5 × 7 s)."""
+    """llama.cpp's template error on a null content is deterministic: one retry, then final (not
+    5 × 7 s)."""
     malformed = {
         "error": {"message": "'dict object' has no attribute 'content'", "type": "server_error"}
     }
@@ -183,7 +185,7 @@ def test_every_call_sends_max_tokens_and_the_configured_temperature(server: Open
     assert sent["temperature"] == 0.35 and sent["max_tokens"] == cfg.agents.defaults.max_tokens
 
 
-# -- Dream over an unavailable model -----------------------------------------------------------------------------
+# -- Dream over an unavailable model ---------------------------------------------------------------
 def _dream_env(tmp_path: Path, base: str):
     env = make_env(tmp_path / "ws", max_attempts=2)
     env.config.dream.model_override = "openai/test-model"
@@ -276,7 +278,8 @@ def test_the_cli_prints_a_provider_error_once(tmp_path: Path) -> None:
 def test_new_during_an_outage_warns_about_it_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """/new meets the same outage in the archive call and the session summary: the user reads it once."""
+    """/new meets the same outage in the archive call and the session summary: the user reads it
+    once."""
     from reverie.chat import ChatAgent
     from reverie.memory.runtime import Runtime
     from reverie.storage.workspace import Workspace

@@ -18,14 +18,12 @@ def _modules_after(code: str) -> str:
 
 def test_importing_reverie_does_not_import_litellm() -> None:
     code = (
-        "import sys, reverie, reverie.storage.store, reverie.cli, reverie.llm, reverie.llm.client, reverie.llm.scripted,"
-        " reverie.llm.offline, reverie.llm.prompts, reverie.llm.tokens\n"
-        "from reverie.storage.config import Config\n"
-        "from reverie.llm import ModelClient, load_prompt\n"
-        "c = ModelClient(Config())\n"
-        "c.count_tokens([{'role': 'user', 'content': 'hello'}], model='openai/gpt-4o-mini')\n"
-        "load_prompt('archive')\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'openai', 'tiktoken')))"
+        "import sys, reverie, reverie.storage.store, reverie.cli, reverie.llm, reverie.llm.client,"
+        " reverie.llm.scripted, reverie.llm.offline, reverie.llm.prompts, reverie.llm.tokens\nfrom"
+        " reverie.storage.config import Config\nfrom reverie.llm import ModelClient, load_prompt\nc"
+        " = ModelClient(Config())\nc.count_tokens([{'role': 'user', 'content': 'hello'}],"
+        " model='openai/gpt-4o-mini')\nload_prompt('archive')\nprint(sorted(m for m in sys.modules"
+        " if m.split('.')[0] in ('litellm', 'openai', 'tiktoken')))"
     )
     assert _modules_after(code).strip() == "[]"
 
@@ -45,21 +43,18 @@ def test_in_process_models_are_called_without_litellm() -> None:
 
 
 def test_a_remote_call_imports_litellm_without_overwriting_the_hosts_environment() -> None:
-    """litellm's switches are set only where the host left them unset (issue 15): LITELLM_MODE=DEV stays."""
+    """litellm's switches are set only where the host left them unset (issue 15):
+    LITELLM_MODE=DEV stays."""
     code = (
-        "import asyncio, os, sys\n"
-        "os.environ['LITELLM_MODE'] = 'DEV'\n"
-        "os.environ.pop('HF_HUB_OFFLINE', None)\n"
-        "from reverie.storage.config import Config\n"
-        "from reverie.errors import ModelUnavailableError\n"
-        "from reverie.llm import ModelClient\n"
-        "cfg = Config.model_validate({'providers': {'openai': {'apiBase': 'http://127.0.0.1:9/v1', 'apiKey': 'k'}}})\n"
-        "try:\n"
-        "    asyncio.run(ModelClient(cfg).complete([{'role': 'user', 'content': 'hi'}], model='openai/x'))\n"
-        "except ModelUnavailableError as e:\n"
-        "    kind = e.kind\n"
-        "print('litellm' in sys.modules, os.environ['LITELLM_MODE'], os.environ['LITELLM_LOCAL_MODEL_COST_MAP'],"
-        " os.environ['HF_HUB_OFFLINE'], kind)"
+        "import asyncio, os, sys\nos.environ['LITELLM_MODE'] ="
+        " 'DEV'\nos.environ.pop('HF_HUB_OFFLINE', None)\nfrom reverie.storage.config import"
+        " Config\nfrom reverie.errors import ModelUnavailableError\nfrom reverie.llm import"
+        " ModelClient\ncfg = Config.model_validate({'providers': {'openai': {'apiBase':"
+        " 'http://127.0.0.1:9/v1', 'apiKey': 'k'}}})\ntry:\n   "
+        " asyncio.run(ModelClient(cfg).complete([{'role': 'user', 'content': 'hi'}],"
+        " model='openai/x'))\nexcept ModelUnavailableError as e:\n    kind ="
+        " e.kind\nprint('litellm' in sys.modules, os.environ['LITELLM_MODE'],"
+        " os.environ['LITELLM_LOCAL_MODEL_COST_MAP'], os.environ['HF_HUB_OFFLINE'], kind)"
     )
     assert _modules_after(code).split() == ["True", "DEV", "True", "1", "unreachable"]
 
@@ -68,15 +63,11 @@ def test_the_offline_demo_and_a_dream_run_import_no_litellm(tmp_path) -> None:
     """Issue 15: the offline engine is called in-process; `reverie demo` (which consolidates and
     dreams) and a Dream run on it never load litellm."""
     code = (
-        "import sys\n"
-        "from reverie.cli import main\n"
-        f"rc = main(['demo', '--json', {str(tmp_path / 'demo')!r}])\n"
-        "from reverie.memory.runtime import Runtime\n"
-        "import asyncio\n"
-        f"rt = Runtime({str(tmp_path / 'demo')!r})\n"
-        "rt.store.append_history('- [durable] Lives in Porto', 'cli:t')\n"
-        "r = asyncio.run(rt.dream.run())\n"
-        "print(rc, r.status, sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'openai', 'tiktoken')),"
+        "import sys\nfrom reverie.cli import main\nrc = main(['demo', '--json',"
+        f" {str(tmp_path / 'demo')!r}])\nfrom reverie.memory.runtime import Runtime\nimport"
+        f" asyncio\nrt = Runtime({str(tmp_path / 'demo')!r})\nrt.store.append_history('- [durable]"
+        " Lives in Porto', 'cli:t')\nr = asyncio.run(rt.dream.run())\nprint(rc, r.status, sorted(m"
+        " for m in sys.modules if m.split('.')[0] in ('litellm', 'openai', 'tiktoken')),"
         " file=sys.stderr)"
     )
     out = subprocess.run(

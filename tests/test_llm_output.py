@@ -100,8 +100,10 @@ def test_a_good_summary_is_kept_and_the_call_is_limited(workspace, fake):
             "save_summary",
             {
                 "slug": "garden-beds",
-                "summary": "Planned the spring beds: beans where the blighted tomatoes were, garlic in "
-                "the corner.",
+                "summary": (
+                    "Planned the spring beds: beans where the blighted tomatoes were, garlic in "
+                    "the corner."
+                ),
             },
         ),
     )

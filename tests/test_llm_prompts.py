@@ -1,4 +1,5 @@
-"""Prompt loading: packaged prompts, workspace overrides, Dream's shared dream.md, the task line always first."""
+"""Prompt loading: packaged prompts, workspace overrides, Dream's shared dream.md, the task line
+always first."""
 
 from __future__ import annotations
 

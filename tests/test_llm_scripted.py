@@ -1,4 +1,5 @@
-"""The scripted fake, through the real client and litellm: replies, tool calls, usage, errors, records."""
+"""The scripted fake, through the real client and litellm: replies, tool calls, usage, errors,
+records."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The cheap token estimate against litellm's real tokenizer (offline for OpenAI names), and the client's choice."""
+"""The cheap token estimate against litellm's real tokenizer (offline for OpenAI names), and the
+client's choice."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ SAMPLES = {
     "json": json.dumps(
         [{"id": i, "name": f"item-{i}", "tags": ["a", "b"], "score": i * 1.5} for i in range(150)]
     ),
-    "german": "Ich wohne in München und arbeite bei Siemens als Ingenieur. Bitte antworte kurz und bündig. "
-    * 40,
+    "german": (
+        "Ich wohne in München und arbeite bei Siemens als Ingenieur. Bitte antworte kurz und"
+        " bündig. " * 40
+    ),
     "chinese": "我住在北京，在一家软件公司工作。请用中文回答，并保持简短。" * 60,
     "transcript": "\n".join(
         f"[2026-11-20 10:{i:02d}] USER: I live in Munich, turn {i}." for i in range(60)

@@ -1,4 +1,5 @@
-"""The one tool-schema builder: simple and pydantic-described parameters, and validation of a model's call."""
+"""The one tool-schema builder: simple and pydantic-described parameters, and validation of a
+model's call."""
 
 from __future__ import annotations
 

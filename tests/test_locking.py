@@ -1,4 +1,5 @@
-"""reverie.storage.locking: the one lock every writer takes. What a caller depends on: processes and threads
+"""reverie.storage.locking: the one lock every writer takes. What a caller depends on: processes
+and threads
 exclude each other, a timeout is a LockTimeoutError naming the lock file, a symlinked lock file is
 refused, a killed holder leaves nothing held, a forked child never shares or releases its parent's
 lock, and the lock files keep the names every Reverie process (and the docs) agree on."""

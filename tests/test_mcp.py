@@ -1,4 +1,5 @@
-"""``reverie mcp``: started as a subprocess and driven by the official SDK's own client, over stdio and HTTP."""
+"""``reverie mcp``: started as a subprocess and driven by the official SDK's own client, over
+stdio and HTTP."""
 
 from __future__ import annotations
 

@@ -56,7 +56,8 @@ def served(workspace: Workspace, tmp_path: Path) -> Workspace:
 
 
 def test_a_memory_file_is_served(served: Workspace) -> None:
-    """The control: the same path shape, inside memory, is read (so the refusals below are the rule, not a typo)."""
+    """The control: the same path shape, inside memory, is read (so the refusals below are the
+    rule, not a typo)."""
     assert asyncio.run(_read(served, "memory/2026-01-02.md")) == "- a dated note\n"
 
 
@@ -82,7 +83,8 @@ def test_a_read_leaving_memory_is_refused(served: Workspace, rel: str) -> None:
 
 
 def test_the_file_list_names_memory_files_and_no_link_or_hidden_file(served: Workspace) -> None:
-    """``list_memory_files`` (what a client reads next) shows the dated note, never a symlink or a hidden file."""
+    """``list_memory_files`` (what a client reads next) shows the dated note, never a symlink or
+    a hidden file."""
 
     async def listed() -> str:
         server = build_server(served.root)

@@ -1,4 +1,5 @@
-"""``reverie mcp --http --root``: every bearer token bound to one scope (reverie.storage.access), requests
+"""``reverie mcp --http --root``: every bearer token bound to one scope (reverie.storage.access),
+requests
 routed by token (reverie.mcp.routing), and no request reaching another scope's memory. A real server
 process on 127.0.0.1 and the MCP SDK's own client."""
 

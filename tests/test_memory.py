@@ -1,4 +1,5 @@
-"""``reverie.open`` -> ``Memory``: the front door's verbs on a real workspace and memory repo (offline engine)."""
+"""``reverie.open`` -> ``Memory``: the front door's verbs on a real workspace and memory repo
+(offline engine)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def _git_kinds(mem: Memory) -> list[str]:
 
 
 def test_remember_dream_recall_log_restore(mem):
-    """The README's path: remember, dream, and the fact is in USER.md, committed, searchable and undoable."""
+    """The README's path: remember, dream, and the fact is in USER.md, committed, searchable and
+    undoable."""
     noted = mem.remember(
         "User: I live in Lisbon and I prefer Postgres over SQLite.", session_key="t:1"
     )

@@ -139,8 +139,8 @@ def _calls(head: str) -> dict[str, Callable[[Memory], Awaitable[Any]]]:
 
 
 #: Pending entries left for ``aadd``, whose Dream run drains the whole backlog (``all=True``): the
-#: template's 3,000 cost ~30 s of the offline engine's CPU, and where its work runs does not depend on
-#: how many batches there are; 60 is three batches of 20.
+#: template's 3,000 cost ~30 s of the offline engine's CPU, and where its work runs does not
+#: depend on how many batches there are; 60 is three batches of 20.
 AADD_BACKLOG = 60
 
 
@@ -266,7 +266,7 @@ async def _worst_stall_beside_a_spinning_thread(seconds: float) -> float:
     return worst
 
 
-# -- the executor's contract -------------------------------------------------------------------------------
+# -- the executor's contract -----------------------------------------------------------------------
 def test_cancelling_an_async_dream_cancels_it_in_its_thread_and_frees_the_lock(tmp_path):
     """A caller that cancels ``adream`` (a request timeout) stops the run in its worker thread: the
     await ends once the run has unwound, Dream's lock is free and nothing was committed."""

@@ -3,8 +3,8 @@
 ``Memory.write(..., base=content_id(text_read))`` and ``Memory.restore(..., base=plan.base)`` (the
 ``RestorePlan`` a confirmation showed): a change made since is merged three-way when the two touch
 different lines, else ``EditConflictError`` carries both sides and nothing is written. The issue's
-cases: an edit form open while a Dream commit lands; a confirmation page whose restore would delete a
-line added after its preview. The API the UI's forms and the framework adapters adopt.
+cases: an edit form open while a Dream commit lands; a confirmation page whose restore would delete
+a line added after its preview. The API the UI's forms and the framework adapters adopt.
 """
 
 from __future__ import annotations
@@ -288,7 +288,7 @@ def test_an_edit_does_not_wait_for_a_dream_run_and_the_run_keeps_it(tmp_path):
         registry.unregister("gatedmodel")
 
 
-# -- the adapters: Anthropic's memory tool edits the text it read ------------------------------------------
+# -- the adapters: Anthropic's memory tool edits the text it read ----------------------------------
 def _read_then(mem: Memory, monkeypatch: pytest.MonkeyPatch, meanwhile) -> None:
     """``mem.read`` returns the file, then another writer commits (``meanwhile``) before the tool's
     write: the window a Dream commit can land in."""

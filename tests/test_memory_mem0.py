@@ -379,8 +379,8 @@ def test_control_characters_are_refused_where_text_is_stored(tmp_path: Path, bad
 
 
 def test_a_query_naming_a_category_of_fact_finds_its_lines(tmp_path: Path) -> None:
-    """Offline, with no embeddings, a question naming a category of fact finds lines that share no word
-    with it (``reverie.recall.categories``), after the question's own hits; the score keeps its
+    """Offline, with no embeddings, a question naming a category of fact finds lines that share no
+    word with it (``reverie.recall.categories``), after the question's own hits; the score keeps its
     absolute meaning: a word naming the category counts as held by a line of it."""
     with reverie.open(tmp_path / "ws") as m:
         m.add([{"role": "user", "content": "I'm vegetarian and I work as a nurse."}])

@@ -97,7 +97,7 @@ class MemoryMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         self._tmp.cleanup()
 
-    # -- helpers ---------------------------------------------------------------------------------------------
+    # -- helpers -----------------------------------------------------------------------------------
     def _prompt(self) -> set[str]:
         return set().union(*(_keys(self.env.read(rel)) for rel in PROMPT_FILES))
 
@@ -116,7 +116,8 @@ class MemoryMachine(RuleBasedStateMachine):
         self.seen |= self._prompt()
 
     def _learn(self, lines: list[tuple[str, str]], *, fail: bool = False) -> str:
-        """One history entry whose batch Dream learns (``fail``: its edit leaks a credential: set aside)."""
+        """One history entry whose batch Dream learns (``fail``: its edit leaks a credential: set
+        aside)."""
         self.counter += 1
         self.env.add("- [durable] " + "; ".join(text for _rel, text in lines))
         cursor = self.env.store.last_cursor()
@@ -135,7 +136,7 @@ class MemoryMachine(RuleBasedStateMachine):
         ]
         self.env.fake.enqueue("[MEMORY] facts", calls, "done")
 
-    # -- rules -----------------------------------------------------------------------------------------------
+    # -- rules -------------------------------------------------------------------------------------
     @rule(topic=st.sampled_from(_TOPICS))
     def append_fact(self, topic):
         self._learn([(MEM, f"Uses {topic} for job number {self.counter:03d}")])
@@ -259,7 +260,7 @@ class MemoryMachine(RuleBasedStateMachine):
         run(self.env.dream().run())  # nothing pending: the lifecycle alone repairs and goes on
         self._observe()
 
-    # -- the invariants --------------------------------------------------------------------------------------
+    # -- the invariants ----------------------------------------------------------------------------
     @invariant()
     def every_line_that_left_is_archived_with_a_reason_and_why_finds_it(self):
         prompt, archive = self._prompt(), self._archive()

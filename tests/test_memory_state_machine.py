@@ -6,8 +6,8 @@ context, why) and runs them together, one thread each, released by a barrier. Af
 model is checked: no verb failed but a write whose lines moved under it (``EditConflictError``,
 retried from the new state, never lost); every acknowledged history entry is there exactly once;
 every line an edit acknowledged is in MEMORY.md exactly once, unless an acknowledged removal took it
-out (then it is in the archive) or an acknowledged restore's preview showed it going; no tracked file
-differs from HEAD. At the end the memory repo passes ``git fsck --strict``.
+out (then it is in the archive) or an acknowledged restore's preview showed it going; no tracked
+file differs from HEAD. At the end the memory repo passes ``git fsck --strict``.
 
 Interleavings differ between runs (threads), so a failure may not replay; the examples are few and
 the steps small to keep the file at seconds.
@@ -67,7 +67,7 @@ class SharedMemory(RuleBasedStateMachine):
         self.errors: list[str] = []
         self.n = itertools.count()
 
-    # -- the verbs -------------------------------------------------------------------------------------
+    # -- the verbs ---------------------------------------------------------------------------------
     def _remember(self) -> None:
         i = next(self.n)
         cursor = self.memory.remember(f"User: I worked on task {i} with Dana today.").cursor
@@ -146,7 +146,7 @@ class SharedMemory(RuleBasedStateMachine):
         else:
             m.why("Heron")
 
-    # -- the steps -------------------------------------------------------------------------------------
+    # -- the steps ---------------------------------------------------------------------------------
     @rule(verbs=st.lists(st.sampled_from(VERBS), min_size=2, max_size=4))
     def together(self, verbs: list[str]) -> None:
         if verbs.count("restore") > 1 or ("restore" in verbs and "remove" in verbs):
@@ -168,7 +168,7 @@ class SharedMemory(RuleBasedStateMachine):
         for t in threads:
             t.join()
 
-    # -- the model -------------------------------------------------------------------------------------
+    # -- the model ---------------------------------------------------------------------------------
     @invariant()
     def nothing_failed(self) -> None:
         assert self.errors == []

@@ -106,7 +106,8 @@ def test_close_while_other_threads_query(tmp_path):
 
 
 def test_sibling_is_isolation_not_safety(tmp_path):
-    """``sibling`` still gives a ``Memory`` with services of its own (isolation), and both answer the same."""
+    """``sibling`` still gives a ``Memory`` with services of its own (isolation), and both answer
+    the same."""
     root = _workspace(tmp_path / "ws", 50)
     with reverie.open(root) as memory, memory.sibling() as other:
         assert other.runtime is not memory.runtime

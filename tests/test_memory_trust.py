@@ -41,7 +41,7 @@ def _archived(text: str) -> dict[str, str]:
     return {line_key(e[0]): e[1] for ln in text.splitlines() if (e := parse_entry(ln))}
 
 
-# -- 1. a look-alike fact about another subject is not a duplicate ---------------------------------------------
+# -- 1. a look-alike fact about another subject is not a duplicate ---------------------------------
 def test_a_fact_about_another_subject_is_not_merged_away(tmp_path):
     user = (
         USER_T + "- Is vegetarian\n- Wife is vegetarian\n- Speaks German\n- Manager speaks German\n"
@@ -74,7 +74,7 @@ def test_the_same_fact_said_twice_merges_and_the_merged_line_is_archived_where_w
     assert [p.path for p in found if not p.line.startswith("#")] == [archive_path("USER.md")]
 
 
-# -- 2. repeated labels are multi-valued unless the attribute is single-valued ---------------------------------
+# -- 2. repeated labels are multi-valued unless the attribute is single-valued ---------------------
 def test_a_repeated_label_keeps_every_value_unless_the_attribute_is_single_valued(tmp_path):
     base = USER_T + "".join(
         f"- {line}\n"
@@ -156,7 +156,7 @@ def test_the_single_valued_list_is_explicit():
     )
 
 
-# -- 3. one writer protocol: no writer overwrites another --------------------------------------------------------
+# -- 3. one writer protocol: no writer overwrites another ------------------------------------------
 def test_a_dream_commit_landing_while_a_pin_is_in_flight_is_kept(tmp_path):
     from reverie.dream.pins import pin
 
@@ -202,9 +202,10 @@ def test_a_pin_conflicting_with_a_concurrent_change_of_its_line_is_tried_again(t
     assert env.read(MEM) == MEM_T + "- Likes old maps of Lisbon [pinned]\n"
 
 
-# -- 4. restore --replay and requeue agree ---------------------------------------------------------------------
+# -- 4. restore --replay and requeue agree ---------------------------------------------------------
 def _set_aside_then_requeue_and_learn(env) -> str:
-    """Batch 1 fails twice (set aside); batch 2 is learned; batch 1 is requeued and learned. Returns its commit."""
+    """Batch 1 fails twice (set aside); batch 2 is learned; batch 1 is requeued and learned. Returns
+    its commit."""
     leak = "- key sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6\n"
     env.add("- [durable] Uses Redis for the cache")
     for _ in range(2):
@@ -270,7 +271,7 @@ def test_restore_replay_over_a_set_aside_batch_runs_it_in_order(tmp_path):
     assert "- Uses Redis for the cache" in env.read(MEM)
 
 
-# -- 5. a damaged archive file is repaired or set apart; the run goes on ----------------------------------------
+# -- 5. a damaged archive file is repaired or set apart; the run goes on ---------------------------
 def _over_budget(env) -> None:
     env.ws.write(
         "USER.md", USER_T + "".join(f"- Likes board game number {i:03d} a lot\n" for i in range(40))
@@ -284,7 +285,10 @@ def test_invalid_utf8_in_an_archive_file_is_set_apart_and_the_run_goes_on(tmp_pa
     env = make_env(tmp_path / "ws", user_max_chars=600)
     path = env.ws.root / archive_path("USER.md")
     path.parent.mkdir(parents=True, exist_ok=True)
-    damaged = b"# Archive: USER.md\n\n## 2027-01-01\n\n### Likes caf\xe9\n- Likes caf\xe9 \xb7 archived 2027-01-01\n"
+    damaged = (
+        b"# Archive: USER.md\n\n## 2027-01-01\n\n### Likes caf\xe9\n"
+        b"- Likes caf\xe9 \xb7 archived 2027-01-01\n"
+    )
     path.write_bytes(damaged)
     _over_budget(env)
     result = run(
@@ -343,7 +347,7 @@ def test_an_archive_file_without_its_header_gets_it_back(tmp_path):
     assert "- Uses MySQL for the shop · superseded" in text
 
 
-# -- 7. an untracked archive: nothing removed where nobody could find it ----------------------------------------
+# -- 7. an untracked archive: nothing removed where nobody could find it ---------------------------
 def test_with_the_archive_untracked_no_line_leaves_and_no_report_points_at_it(tmp_path, capsys):
     from reverie.cli._render_dream import print_dream
 
@@ -376,7 +380,7 @@ def test_with_the_archive_untracked_no_line_leaves_and_no_report_points_at_it(tm
     assert "see memory/archive/" not in out and "nothing is archived" in out
 
 
-# -- 6. a file far over budget is trimmed before the model is asked ---------------------------------------------
+# -- 6. a file far over budget is trimmed before the model is asked --------------------------------
 def test_a_hand_grown_user_md_far_over_budget_is_trimmed_before_the_prompt_is_built(tmp_path):
     env = make_env(tmp_path / "ws", token_budget=30_000, max_attempts=1)
     big = USER_T + "".join(
@@ -401,7 +405,7 @@ def test_a_hand_grown_user_md_far_over_budget_is_trimmed_before_the_prompt_is_bu
     assert not (env.ws.memory_dir / "dream-deadletter.jsonl").exists()
 
 
-# -- 8. a drain stopping at its budget is a pause --------------------------------------------------------------
+# -- 8. a drain stopping at its budget is a pause --------------------------------------------------
 def test_a_drain_stopping_at_its_token_budget_pauses_says_what_is_left_and_exits_0(
     tmp_path, monkeypatch, capsys
 ):
@@ -433,7 +437,7 @@ def test_the_offline_engine_is_not_counted_against_a_token_budget(tmp_path):
     assert result.usage.total_tokens > 1  # counted and reported, never charged
 
 
-# -- 9. recent facts stay -------------------------------------------------------------------------------------
+# -- 9. recent facts stay --------------------------------------------------------------------------
 def test_budget_pressure_archives_old_recalled_lines_before_anything_learned_this_month(tmp_path):
     from datetime import timedelta
 

@@ -1,4 +1,5 @@
-"""Legacy memory/HISTORY.md → history.jsonl: splitting, timestamps, cursors, backups, interrupted runs."""
+"""Legacy memory/HISTORY.md → history.jsonl: splitting, timestamps, cursors, backups, interrupted
+runs."""
 
 from __future__ import annotations
 
@@ -33,7 +34,10 @@ def rows(ws: Workspace) -> list[dict]:
 
 
 def test_split_at_dated_lines_with_timestamps():
-    text = "[2026-01-02 10:00] User asked about X\nand more\n\n[2026-01-03 11:30:59] Second\n[2026-01-04T09:15] Third\n"
+    text = (
+        "[2026-01-02 10:00] User asked about X\nand more\n\n[2026-01-03 11:30:59]"
+        " Second\n[2026-01-04T09:15] Third\n"
+    )
     assert split_legacy(text, "FALLBACK") == [
         ("2026-01-02 10:00", "User asked about X\nand more"),
         ("2026-01-03 11:30", "Second"),
@@ -141,7 +145,8 @@ def test_interrupted_after_cursors_before_log_reruns_identically(ws):
 
 
 def test_interrupted_after_log_before_rename_finishes_the_rename(ws):
-    """Crash after step (2): history.jsonl complete, HISTORY.md still there; it must not migrate twice."""
+    """Crash after step (2): history.jsonl complete, HISTORY.md still there; it must not migrate
+    twice."""
     legacy(ws, b"a\n\nb\n")
     MemoryStore(ws)
     os.replace(

@@ -46,7 +46,7 @@ def said(*texts: str) -> list[dict[str, str]]:
     return out
 
 
-# -- the archive reply --------------------------------------------------------------------------------------------
+# -- the archive reply -----------------------------------------------------------------------------
 EWA = said("By the way, my sister Ewa lives in Berlin.")
 
 
@@ -122,7 +122,7 @@ def test_unsure_keeps_the_words_whatever_was_said(reply):
     assert taken.ok and taken.unsure and taken.facts is None
 
 
-# -- the analysis -------------------------------------------------------------------------------------------------
+# -- the analysis ----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "reply, why",
     [
@@ -154,7 +154,7 @@ def test_a_whole_skip_is_taken_and_findings_beside_junk_leniently():
     assert fenced.verdict == "repaired" and len(fenced.findings) == 1
 
 
-# -- the flush ----------------------------------------------------------------------------------------------------
+# -- the flush -------------------------------------------------------------------------------------
 def test_silent_is_believed_only_as_the_whole_flush_answer():
     assert judge_flush("[silent]").silent and judge_flush("- [silent].").silent
     mixed = judge_flush("[silent]\n- Lives in Porto")
@@ -166,7 +166,7 @@ def test_silent_is_believed_only_as_the_whole_flush_answer():
     assert judge_flush("I cannot do that.").verdict == "refused"
 
 
-# -- the kept replies ---------------------------------------------------------------------------------------------
+# -- the kept replies ------------------------------------------------------------------------------
 def test_a_kept_reply_is_bounded_redacted_and_found_by_its_id(tmp_path: Path):
     secret = "sk-proj-4f9Qx7LmN2pR8sT1vW3yZ5aB6cD0eF2gH4jK7mP9"
     response = ModelResponse(
@@ -209,13 +209,15 @@ def test_a_reply_that_cannot_be_kept_does_not_fail_the_task(tmp_path: Path):
     assert keep_reply(blocker, task="archive", model="m", verdict="refused", reason="r") is None
 
 
-# -- the model's window -------------------------------------------------------------------------------------------
+# -- the model's window ----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "text, limit, requested",
     [
         (
-            "This model's maximum context length is 8192 tokens. However, you requested 9020 tokens "
-            "(9010 in the messages, 10 in the completion).",
+            (
+                "This model's maximum context length is 8192 tokens. However, you requested 9020"
+                " tokens (9010 in the messages, 10 in the completion)."
+            ),
             8192,
             9020,
         ),
@@ -248,7 +250,7 @@ def test_windows_come_from_config_then_the_agent_then_what_was_learned(tmp_path:
     assert ContextWindows(cfg, tmp_path).of("openai/a") == 4096
 
 
-# -- a silent provider is an outage -------------------------------------------------------------------------------
+# -- a silent provider is an outage ----------------------------------------------------------------
 def test_by_default_a_call_ends_on_its_own_timeout_before_the_run_does():
     dream, llm = DreamConfig(), LLMConfig()
     reserve = call_reserve(Budget.from_config(dream), llm.timeout)
@@ -298,7 +300,7 @@ def _provider(base: str):
     return ProviderConfig(api_base=base, api_key="none")
 
 
-# -- fitting the window -------------------------------------------------------------------------------------------
+# -- fitting the window ----------------------------------------------------------------------------
 WINDOW = 2_000
 
 
@@ -359,7 +361,7 @@ def test_an_over_window_slice_is_archived_smaller_never_raw(tmp_path: Path):
         ScriptedModel.unregister("window-archive")
 
 
-# -- status and why -----------------------------------------------------------------------------------------------
+# -- status and why --------------------------------------------------------------------------------
 def test_status_shows_a_requeued_batch_and_its_entries(tmp_path: Path):
     env = make_env(tmp_path / "ws", max_attempts=1)
     env.add("- [durable] Lives in Porto", "- [durable] Works at Acme")

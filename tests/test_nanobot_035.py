@@ -79,7 +79,8 @@ for op, *args in json.loads(sys.argv[2]):
     elif op == "session":  # its SessionManager on this workspace, then one conversation by key
         from nanobot.session.manager import SessionManager
         manager = SessionManager(store.workspace)
-        out.append({"dir": str(manager.sessions_dir), "messages": manager.get_or_create(args[0]).messages})
+        where = str(manager.sessions_dir)
+        out.append({"dir": where, "messages": manager.get_or_create(args[0]).messages})
     else:
         raise SystemExit(f"unknown op {op!r}")
 print(json.dumps(out))
@@ -111,7 +112,8 @@ def nanobot(nanobot_peer_python: Path, tmp_path: Path):
 
 @pytest.fixture
 def reverie(capsys):
-    """``reverie(ws, *args)``: Reverie's CLI in this process, its ``--json`` answer parsed; it must succeed."""
+    """``reverie(ws, *args)``: Reverie's CLI in this process, its ``--json`` answer parsed; it
+    must succeed."""
 
     def run(ws: Path, *args: str) -> Any:
         capsys.readouterr()

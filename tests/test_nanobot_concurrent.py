@@ -38,7 +38,8 @@ print("ready", flush=True)
 deadline = time.monotonic() + float(sys.argv[2])
 i = 0
 while time.monotonic() < deadline:
-    store = MemoryStore(Path(sys.argv[1])) if i % 50 == 0 else store  # fresh stores too, like new agent turns
+    # fresh stores too, like new agent turns
+    store = MemoryStore(Path(sys.argv[1])) if i % 50 == 0 else store
     store.append_history(f"nanobot-{i}")
     i += 1
 print(i, flush=True)
@@ -62,7 +63,8 @@ def rows(path: Path) -> list[dict]:
 
 @pytest.mark.parametrize("run", range(int(os.environ.get("REVERIE_NANOBOT_RUNS", "1"))))
 def test_reverie_never_issues_a_cursor_already_in_the_log(tmp_path, nanobot, run):
-    """One 1.5 s run in the suite (the old last-line rule failed every run tried); REVERIE_NANOBOT_RUNS=N for more."""
+    """One 1.5 s run in the suite (the old last-line rule failed every run tried);
+    REVERIE_NANOBOT_RUNS=N for more."""
     ws = tmp_path / "ws"
     store = MemoryStore(ws)
     for i in range(20):  # a history to start from, as nanobot would find it

@@ -21,7 +21,8 @@ ENV = ["-c", "user.name=nanobot", "-c", "user.email=nanobot@dream"]
 
 
 def nanobot_035_workspace(root: Path) -> None:
-    """A workspace as nanobot 0.3.5 leaves it: its .gitignore allow-list and a versioned memory/.dream_cursor."""
+    """A workspace as nanobot 0.3.5 leaves it: its .gitignore allow-list and a versioned
+    memory/.dream_cursor."""
     (root / "memory").mkdir(parents=True)
     (root / "SOUL.md").write_text("soul\n")
     (root / "USER.md").write_text("user\n")

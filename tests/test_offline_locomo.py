@@ -9,6 +9,8 @@ it the tests skip."""
 
 from __future__ import annotations
 
+import functools
+
 import offline_corpus as corpus
 import pytest
 
@@ -24,6 +26,13 @@ TUNING = ("tune", "tune2", "heldout", "heldout2", "heldout3", "heldout4", "heldo
 
 def _tuning() -> list[corpus.Turn]:
     return [t for split in TUNING for t in corpus.locomo_turns(split)]
+
+
+@functools.cache
+def _scored(path: str) -> corpus.TurnScore:
+    """The engine over the tuning turns along ``path``, run once per path for this file's tests
+    (a run takes tens of seconds; each turn starts from the templates, so a run is repeatable)."""
+    return corpus.score_turns(_tuning(), path)
 
 
 def test_the_labels_keep_the_held_out_split_apart() -> None:
@@ -57,12 +66,12 @@ def test_the_labels_keep_the_held_out_split_apart() -> None:
 
 @pytest.mark.parametrize("path", ["history", "archive"])
 def test_no_wrong_line_on_the_tuning_turns(path: str) -> None:
-    s = corpus.score_turns(_tuning(), path)
+    s = _scored(path)
     assert s.wrongs == []
     assert s.written >= 25  # it does write: a silent engine would pass the line above
 
 
 def test_the_tuning_fact_turns_it_learns() -> None:
-    s = corpus.score_turns(_tuning(), "history")
+    s = _scored("history")
     assert s.positives >= 179
     assert s.learned >= 86, [m[:2] for m in s.misses]

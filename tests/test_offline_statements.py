@@ -253,10 +253,17 @@ def test_the_judge_counts_no_wrong_line_as_right() -> None:
 
 
 def test_the_held_out_split_is_kept_apart() -> None:
-    """The held-out splits (``H`` and ``I``) are scored only by the bench, each first run recorded
-    in BENCHMARKS.md; the tuning splits (``A`` to ``G``, whose first runs are recorded) are not
-    them. A held-out split's file may not have landed yet."""
-    assert st.HELD_OUT == ("H", "I") and not set(st.TUNING) & set(st.HELD_OUT)
+    """A held-out split is scored only by the bench, its first run recorded in BENCHMARKS.md
+    before any rule reads it: it is no tuning split, no verdict was read by hand for it, and no
+    test scores it. Every split in the data is one or the other (none is tuned on by accident), the
+    tuning splits are ``A`` to ``I`` (``C`` to ``I`` opened after their first runs), and the
+    held-out ones ``J`` and ``K``."""
+    assert st.TUNING == tuple("ABCDEFGHI") and st.HELD_OUT == ("J", "K")
+    assert not set(st.TUNING) & set(st.HELD_OUT)
+    on_disk = {p.stem.removeprefix("writer-") for p in st.DATA.glob("writer-*.jsonl")}
+    assert on_disk <= {*st.TUNING, *st.HELD_OUT}, on_disk
+    judged = {item_id.split("-", 1)[0] for item_id, _ in st.read_verdicts()}
+    assert not judged & set(st.HELD_OUT), judged
     for writer in (*st.TUNING, *st.HELD_OUT):
         if writer in st.TUNING or (st.DATA / f"writer-{writer}.jsonl").is_file():
             assert {i.writer for i in st.items(writer)} == {writer}

@@ -1,4 +1,5 @@
-"""The async verbs in worker processes (``reverie.memory.offload``'s process mode): results and errors
+"""The async verbs in worker processes (``reverie.memory.offload``'s process mode): results and
+errors
 come back whole, a worker killed mid-call fails that call alone and is replaced, cancelling a
 pipeline verb cancels it in its worker, and no worker process outlives the pool (closed, or an
 application that never closes and exits, or is killed).

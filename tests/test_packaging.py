@@ -1,4 +1,5 @@
-"""Supply-chain guards: no foreign ``.pth`` files, litellm pinned to an allowed release with hashes."""
+"""Supply-chain guards: no foreign ``.pth`` files, litellm pinned to an allowed release with
+hashes."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ def _site_dirs() -> list[Path]:
 
 
 def _owned_pth_files() -> dict[Path, str]:
-    """Every ``.pth`` file that an installed distribution's RECORD lists, mapped to the distribution's name."""
+    """Every ``.pth`` file that an installed distribution's RECORD lists, mapped to the
+    distribution's name."""
     owned: dict[Path, str] = {}
     for dist in md.distributions():
         for f in dist.files or []:
@@ -56,7 +58,8 @@ def test_no_installed_distribution_other_than_reverie_ships_a_pth_file():
 
 
 def test_pth_check_sees_this_environment():
-    """Guard against the test above passing vacuously: it must see the distributions and site dirs in use."""
+    """Guard against the test above passing vacuously: it must see the distributions and site
+    dirs in use."""
     names = {d.metadata["Name"].lower() for d in md.distributions()}
     assert {"reverie", "pytest", "orjson"} <= names
     assert any(Path(sys.prefix).resolve() in d.resolve().parents for d in _site_dirs())

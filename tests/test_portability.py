@@ -20,7 +20,8 @@ from reverie.storage.workspace import Workspace
 
 
 def _filled(root: Path) -> Workspace:
-    """A workspace with every kind of content: versions, history, a cursor, a session, an archive file."""
+    """A workspace with every kind of content: versions, history, a cursor, a session, an archive
+    file."""
     ws = Workspace(root)
     ws.init()
     git = GitStore(ws)

@@ -64,7 +64,10 @@ def _server_up() -> str | None:
             json.loads(resp.read())
         return None
     except (OSError, ValueError) as exc:
-        return f"no model server answers on 127.0.0.1:8765 ({exc}); start one with scripts/local-model.sh"
+        return (
+            f"no model server answers on 127.0.0.1:8765 ({exc}); start one with"
+            " scripts/local-model.sh"
+        )
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -237,9 +240,11 @@ def test_reverie_survives_a_real_model_end_to_end(tmp_path: Path) -> None:
         },
         "dream": outcomes,
         "flush": flush.status,
-        "session_file": re.search(r"\(raw excerpt: ([^)]*)\)", text).group(1)
-        if "(raw excerpt:" in text
-        else "summary",
+        "session_file": (
+            re.search(r"\(raw excerpt: ([^)]*)\)", text).group(1)
+            if "(raw excerpt:" in text
+            else "summary"
+        ),
     }
     _report("end_to_end", report)
 

@@ -212,7 +212,8 @@ r.close()
 
 
 def test_two_processes_creating_the_index_at_once(workspace, store):
-    """Four real processes (separate SQLite connections, separate file locks) released together on a pipe."""
+    """Four real processes (separate SQLite connections, separate file locks) released together
+    on a pipe."""
     import subprocess
     import sys
 

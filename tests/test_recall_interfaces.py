@@ -1,4 +1,5 @@
-"""Recall's interfaces: the memory_search tool, auto-recall, memory_search(), and the CLI commands."""
+"""Recall's interfaces: the memory_search tool, auto-recall, memory_search(), and the CLI
+commands."""
 
 from __future__ import annotations
 
@@ -90,8 +91,8 @@ def test_cli_index_and_search(workspace, store):
 def test_bm25_search_does_not_import_litellm(workspace, store):
     store.append_history("nothing heavy")
     code = (
-        "import sys; from reverie.recall import memory_search; "
-        f"memory_search('heavy', workspace={str(workspace.root)!r}); print('litellm' in sys.modules)"
+        "import sys; from reverie.recall import memory_search; memory_search('heavy',"
+        f" workspace={str(workspace.root)!r}); print('litellm' in sys.modules)"
     )
     import subprocess
     import sys
@@ -231,9 +232,10 @@ def test_sync_search_with_an_embedder_runs_no_event_loop_and_checks_embeddings_o
 def test_sync_search_with_hashembed_does_not_import_litellm(workspace, store):
     store.append_history("nothing heavy")
     code = (
-        "import sys; from reverie.recall import memory_search; from reverie.storage.config import Config; "
-        "c = Config.model_validate({'memory': {'search': {'embeddingModel': 'hashembed/32'}}}); "
-        f"memory_search('heavy', workspace={str(workspace.root)!r}, config=c); print('litellm' in sys.modules)"
+        "import sys; from reverie.recall import memory_search; from reverie.storage.config import"
+        " Config; c = Config.model_validate({'memory': {'search': {'embeddingModel':"
+        f" 'hashembed/32'}}}}}}); memory_search('heavy', workspace={str(workspace.root)!r},"
+        " config=c); print('litellm' in sys.modules)"
     )
     import subprocess
     import sys

@@ -234,7 +234,7 @@ def test_concurrent_flushes_never_duplicate(workspace):
     assert not [p for p in os.listdir(workspace.memory_dir) if ".tmp-" in p]
 
 
-# -- end to end with the offline engine, through the Consolidator's hooks (wired by Runtime) ---------------------
+# -- end to end with the offline engine, through the Consolidator's hooks (wired by Runtime) -------
 def _runtime(workspace, **agent):
     from reverie.memory.runtime import Runtime
 
@@ -325,7 +325,8 @@ def test_dated_files_are_versioned_and_the_index_is_not(workspace):
     rt = _runtime(workspace)
     _fill(rt, "cli:alice", TALK)
     rt.recall.sync()  # the index exists before the commit
-    rt.git.ensure()  # the memory repo exists (init commit) before /new (a query would not create it)
+    # the memory repo exists (init commit) before /new (a query would not create it)
+    rt.git.ensure()
     assert rt.git.head() is not None
     asyncio.run(CommandRouter(rt).handle("/new", CommandContext(session_key="cli:alice")))
     (name,) = [p.name for p in workspace.memory_dir.glob("2*.md")]

@@ -1,4 +1,5 @@
-"""Recall's ranking: vectors (through litellm, with the offline hashembed provider), decay, evergreen files, MMR."""
+"""Recall's ranking: vectors (through litellm, with the offline hashembed provider), decay,
+evergreen files, MMR."""
 
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ def test_recency_nudges_but_never_buries_and_never_touches_evergreen(workspace, 
         (h.source.kind, h.source.cursor): h.score
         for h in r.search("lantern repair", now=now, decay=False)
     }
-    # MEMORY.md never decays; of two equal matches the June entry (14 hours old) wins, and January's (5 months)
+    # MEMORY.md never decays; of two equal matches the June entry (14 hours old) wins, and January's
+    # (5 months)
     # keeps at least 1 - share of its score.
     assert nudged[("memory", None)] == flat[("memory", None)]
     assert flat[("history", 1)] == pytest.approx(flat[("history", 2)])
@@ -81,7 +83,8 @@ def test_recency_nudges_but_never_buries_and_never_touches_evergreen(workspace, 
 
 
 def test_an_old_exact_match_beats_a_recent_loose_one(workspace, store):
-    """Issue 17's case: a year-old answer must not sink under this week's chatter that shares a word with it."""
+    """Issue 17's case: a year-old answer must not sink under this week's chatter that shares a
+    word with it."""
     store.history.append(
         "Andrew: eagles have always mesmerized me, I could watch them soar for hours",
         timestamp="2025-05-01 10:00",
@@ -112,7 +115,8 @@ def test_half_life_is_configurable(workspace, store):
 
 
 def test_top_k_is_the_prefix_of_any_larger_k(workspace, store, monkeypatch):
-    """The top k never depends on k: the candidate pool is fixed, and every score is computed on that pool."""
+    """The top k never depends on k: the candidate pool is fixed, and every score is computed on
+    that pool."""
     from reverie.recall import search as search_mod
 
     words = ["heron", "pond", "reeds", "willow", "mist"]
@@ -179,7 +183,8 @@ def test_a_reply_without_the_querys_words_stays_below_an_exact_match_elsewhere(w
     outrank the fact in curated memory (their neighbour's and session's shares); curated memory must
     make the top 3."""
     (workspace.root / "memory" / "MEMORY.md").write_text(
-        "# Memory\n\n- Uses Postgres\n- Our proxy server is called merlin (nginx, in the rack by the door)\n- Deadline for the atlas report: 2027-01-10\n"
+        "# Memory\n\n- Uses Postgres\n- Our proxy server is called merlin (nginx, in the rack by"
+        " the door)\n- Deadline for the atlas report: 2027-01-10\n"
     )
     for i in range(
         40
@@ -219,8 +224,9 @@ def test_each_bullet_of_a_memory_file_is_its_own_hit(workspace):
         for adj in ("green", "black", "white", "mint", "iced", "jasmine", "smoked")
     ]
     (workspace.root / "USER.md").write_text(
-        "# User\n\n" + "\n".join(lines + ["- Prefers quiet cafes"]) + "\n\n"
-        "Notes in prose\nover two lines.\n"
+        "# User\n\n"
+        + "\n".join(lines + ["- Prefers quiet cafes"])
+        + "\n\nNotes in prose\nover two lines.\n"
     )
     (workspace.root / "memory" / "MEMORY.md").write_text("# Memory\n\n## Café\n- Quiet\n")
     r = make_recall(workspace)

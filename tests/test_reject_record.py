@@ -128,7 +128,8 @@ def test_the_ui_rejects_shows_the_proposal_and_puts_it_back(memory) -> None:
 
 def test_a_crash_between_the_record_and_the_move_loses_nothing(memory, monkeypatch) -> None:
     """Reject records first, then moves the file: killed in between, the proposal is still pending
-    (and the log says rejected); rejecting it again finishes the job. The undo the same way round."""
+    (and the log says rejected); rejecting it again finishes the job. The undo the same way
+    round."""
     from reverie.operations import approve
 
     proposal = memory.pending_soul()

@@ -80,7 +80,7 @@ def test_the_corpus_holds_every_task_and_enough_replies():
     assert {c["step"] for c in CASES} == {"new", "flush", "dream", "edit"}
 
 
-# -- each task's parser, reply by reply ---------------------------------------------------------------------------
+# -- each task's parser, reply by reply ------------------------------------------------------------
 _LINE = re.compile(r"^\[[^\]]*\] (USER|ASSISTANT|TOOL|OTHER\(([^)]*)\)): (.*)$")
 
 
@@ -161,7 +161,7 @@ def test_edit_tool_calls_are_applied_or_refused_never_raised(case_id, call, tmp_
         assert "\x00" not in tools.staged.current[rel]
 
 
-# -- each recorded step, replayed -----------------------------------------------------------------------------------
+# -- each recorded step, replayed ------------------------------------------------------------------
 def _unsure(case: dict[str, Any]) -> int:
     """Archive replies that said ``(unsure)`` as the protocol allows: words kept, reply trusted."""
     return sum(

@@ -11,6 +11,7 @@ from reverie.backoff import capped_backoff, jittered_backoff
 from reverie.schedule.policy import (
     TokenBucket,
     admissible,
+    completed_at,
     next_due,
     next_estimate,
     reconnect_delay,
@@ -27,12 +28,31 @@ def test_next_due_is_one_interval_after_the_last_run_never_in_the_past() -> None
     assert next_due(-10_000.0, 3600, 1000.0) == 1000.0  # overdue: now, once
 
 
+def test_a_last_run_in_the_future_is_read_as_now_with_one_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A clock that was wrong when the time was written must not stop Dream until that date.
+    assert next_due(1e6, 3600, 1000.0) == 4600.0
+    assert completed_at(500.0, 1000.0, "status.json") == 500.0 and not caplog.records
+    assert completed_at(None, 1000.0, "status.json") is None
+    assert completed_at(253402297200.0, 1000.0, "/w/dream-status.json") == 1000.0
+    (warned,) = caplog.records
+    assert warned.levelname == "WARNING"
+    assert warned.getMessage().startswith("/w/dream-status.json: ")
+    assert "9999-12-31T23:00:00+00:00, in the future" in warned.getMessage()
+    assert completed_at(1e300, 1000.0, "x") == 1000.0  # past what a datetime holds: no crash
+
+
 def test_the_workspace_scheduler_follows_the_same_due_rule() -> None:
     now = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)
     cfg = DreamConfig(interval_h=2)
     assert next_run_time(cfg, now - timedelta(minutes=30), now) == now + timedelta(minutes=90)
     assert next_run_time(cfg, now - timedelta(hours=5), now) == now
     assert next_run_time(cfg, None, now) == now
+    far = datetime(9999, 12, 31, 23, 0, tzinfo=UTC)  # once: year 10000 is out of range
+    assert next_run_time(cfg, far, now) == now + timedelta(hours=2)
+    cron = DreamConfig(cron="0 3 * * *")
+    assert next_run_time(cron, far, now) == datetime(2026, 11, 29, 3, 0, tzinfo=UTC)
 
 
 def test_retry_delay_doubles_from_the_first_wait_up_to_the_cap() -> None:

@@ -28,7 +28,8 @@ from reverie.storage.workspace import Workspace
 
 
 def open_dream(ws: Workspace):
-    """What ``reverie serve --root`` hands the scheduler: the scope's Dream, wired by its runtime."""
+    """What ``reverie serve --root`` hands the scheduler: the scope's Dream, wired by its
+    runtime."""
     return Runtime(ws).dream
 
 
@@ -136,6 +137,24 @@ def test_a_scope_dreamed_recently_waits_for_its_interval_plus_its_jitter(
     ).jitter(fresh)
     jitters = {sched.jitter(Scope(f"user{i}").name) for i in range(200)}
     assert max(jitters) - min(jitters) > 500  # spread over the window, not bunched
+
+
+def test_a_scope_whose_last_run_is_recorded_in_the_future_is_due_from_now(
+    tmp_path: Path, fake: ScriptedModel, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A clock that was wrong: read as now (one interval from now, with a warning naming the
+    file), not a wait until that date nor a crash."""
+    root = ScopeRoot(tmp_path / "root")
+    _fill(root, ["zoe"])
+    status = root.workspace(Scope("zoe")).state_dir / "dream-status.json"
+    status.parent.mkdir(parents=True, exist_ok=True)
+    status.write_text('{"last_completed": "9999-12-31T23:00:00+00:00"}')
+    now = time.time()
+    sched = RootScheduler(root, open_dream, clock=lambda: now)
+    sched.poll()
+    assert sched._due[Scope("zoe").name] == pytest.approx(now + 2 * 3600)  # noqa: SLF001
+    (warned,) = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert warned.getMessage().startswith(f"{status}: ")
 
 
 def test_a_provider_outage_pauses_every_run_and_costs_no_attempt(
@@ -359,7 +378,7 @@ def test_rescan_rebuilds_lost_markers(tmp_path: Path, fake: ScriptedModel) -> No
     assert sorted(root.due_names()) == sorted([Scope("a").name, Scope("b").name])
 
 
-# -- issue 35: what an operator sees --------------------------------------------------------------------
+# -- issue 35: what an operator sees ---------------------------------------------------------------
 
 
 def test_serve_root_metrics_scraped_with_the_prometheus_parser(

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 import os
 import signal
 import subprocess
 import sys
 import time
+import warnings
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -63,6 +66,20 @@ def test_restart_does_not_postpone_dream(tmp_path):
     ) > committed + timedelta(hours=4)
 
 
+def test_a_last_completed_run_in_the_future_is_read_as_now(tmp_path, caplog):
+    """A status record or dream commit written under a wrong clock: one warning naming it, the
+    next run one interval from now, never a crash (year 10000) nor a wait until that date."""
+    env = make_env(tmp_path / "ws", interval_h=2)
+    status = env.ws.state_dir / "dream-status.json"
+    status.parent.mkdir(parents=True, exist_ok=True)
+    for when in ("9999-12-31T23:00:00+00:00", "2027-06-01T00:00:00+00:00"):
+        caplog.clear()
+        status.write_text(f'{{"last_completed": "{when}"}}')
+        assert DreamScheduler(env.dream()).next_run_time(NOW) == NOW + timedelta(hours=2)
+        (warned,) = [r for r in caplog.records if r.levelname == "WARNING"]
+        assert warned.getMessage().startswith(f"{status}: ") and when in warned.getMessage()
+
+
 def test_serve_runs_when_due_and_stops_on_request(tmp_path):
     env = make_env(tmp_path / "ws")
     env.add("- [skip] chit-chat")
@@ -97,7 +114,7 @@ class HangingClient(ModelClient):
         await asyncio.Event().wait()
 
 
-def test_stop_abandons_a_run_in_flight_without_writing(tmp_path):
+def test_stop_abandons_a_run_in_flight_without_writing(tmp_path, caplog):
     env = make_env(tmp_path / "ws")
     env.add("- [durable] x")
     before = {p: env.read(p) for p in ("USER.md", "memory/MEMORY.md")}
@@ -112,13 +129,40 @@ def test_stop_abandons_a_run_in_flight_without_writing(tmp_path):
         stop.set()
         await asyncio.wait_for(task, 10)
 
-    asyncio.run(main())
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        asyncio.run(main())
+        gc.collect()
     assert {p: env.read(p) for p in before} == before
     assert env.store.dream_cursor() == 0
+    # The documented clean stop: one line, no APScheduler traceback, no coroutine left unawaited.
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == [
+        "dream scheduler: stopped; the run in flight was abandoned, its batch stays pending"
+    ]
+    assert not [w for w in warned if "never awaited" in str(w.message)]
     assert not (env.ws.state_dir / "dream-attempts.json").exists()
     lock = RunLock(env.ws.state_dir)
     assert lock.try_acquire()
     lock.release()
+
+
+def test_a_stop_as_a_run_is_being_submitted_is_quiet(tmp_path, caplog):
+    """Stopped while the first tick (due at once) is submitted or just starting: never an
+    APScheduler "raised an exception" / "Error running job" traceback."""
+    env = make_env(tmp_path / "ws")
+    env.add("- [durable] x")
+
+    async def main(yields: int):
+        scheduler = DreamScheduler(Dream(env.store, env.git, HangingClient(), env.config))
+        await scheduler.start()
+        for _ in range(yields):
+            await asyncio.sleep(0)
+        await scheduler.stop()
+
+    for yields in range(6):
+        asyncio.run(main(yields))
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert env.store.dream_cursor() == 0
 
 
 def test_sigterm_stops_serve_cleanly(tmp_path):

@@ -1,4 +1,5 @@
-"""Scopes (reverie.storage.scopes): validated ids, the fan-out layout, creation on first write, mark on
+"""Scopes (reverie.storage.scopes): validated ids, the fan-out layout, creation on first write,
+mark on
 write, forgetting a user, and isolation between scopes (hostile ids, concurrent writers)."""
 
 from __future__ import annotations
@@ -305,7 +306,7 @@ def test_concurrent_writers_in_different_scopes_stay_apart(tmp_path: Path) -> No
     assert sorted(root.due_names()) == sorted(Scope(u).name for u in users)
 
 
-# -- the front door: reverie.open(root=..., user=..., agent=...) ---------------------------------------------------
+# -- the front door: reverie.open(root=..., user=..., agent=...) -----------------------------------
 def test_open_a_scope_reads_empty_until_its_first_write(tmp_path: Path) -> None:
     import reverie
 
@@ -393,7 +394,7 @@ def test_due_jitter_is_a_fixed_spread_share_of_the_window():
     assert due_jitter(names[0], 0) == 0.0
 
 
-# -- ids: NFKC, one script (issue 35 item 7) -------------------------------------------------------------
+# -- ids: NFKC, one script (issue 35 item 7) -------------------------------------------------------
 
 
 def test_compatibility_forms_name_one_user() -> None:
@@ -437,7 +438,7 @@ def test_single_script_ids_and_allowed_combinations_are_accepted(good: str) -> N
     assert Scope(good).user == good
 
 
-# -- the root's kind (issue 35 item 5) -----------------------------------------------------------------
+# -- the root's kind (issue 35 item 5) -------------------------------------------------------------
 
 
 def test_a_root_records_its_kind_when_made_and_a_plain_root_is_refused(tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ def upgraded(tmp_path: Path) -> ScopeRoot:
     return ScopeRoot(root)
 
 
-# -- H1: a token of an id NFKC changed never opens another user's memory ----------------------------------
+# -- H1: a token of an id NFKC changed never opens another user's memory ---------------------------
 
 
 def test_an_old_token_of_an_id_nfkc_changes_resolves_to_nobody_and_is_revoked(
@@ -84,7 +84,7 @@ def test_an_old_token_of_an_id_nfkc_changes_resolves_to_nobody_and_is_revoked(
     assert TokenFile(upgraded).records() == []
 
 
-# -- H2: legacy ids found, forgotten, migrated ---------------------------------------------------------------
+# -- H2: legacy ids found, forgotten, migrated -----------------------------------------------------
 
 
 def test_legacy_ids_are_listed(upgraded: ScopeRoot) -> None:
@@ -139,7 +139,7 @@ def test_a_root_made_by_this_version_is_never_scanned_for_legacy_ids(tmp_path: P
     assert json.loads((root.root / "legacy-ids.json").read_text())["users"] == []
 
 
-# -- M9: ids Unicode does not allow in identifiers -----------------------------------------------------------
+# -- M9: ids Unicode does not allow in identifiers -------------------------------------------------
 
 INVISIBLE_OR_LIMITED = [
     "alice\u3164",  # Hangul filler (NFKC: U+1160)
@@ -175,7 +175,7 @@ def test_refusals_say_what_happened_in_one_readable_line() -> None:
         validate_id("\ufdfa" * 8)
 
 
-# -- H3: a search index kept outside the root is bound to its workspace --------------------------------------
+# -- H3: a search index kept outside the root is bound to its workspace ----------------------------
 
 
 def test_an_index_of_a_forgotten_user_is_never_used_for_the_user_who_comes_back(
@@ -195,7 +195,8 @@ def test_an_index_of_a_forgotten_user_is_never_used_for_the_user_who_comes_back(
     assert b"PINEAPPLE" not in _everything(tmp_path / "idx.hostB")  # dropped, not kept aside
 
 
-# -- M7: forget-user's order: a broken config never blocks it; a failure is finished by a rerun -------------
+# -- M7: forget-user's order: a broken config never blocks it; a failure is finished by a
+# rerun --------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("config", ["{garbage", '{"memory": {"search": {"indexDir": 123}}}'])
@@ -223,7 +224,7 @@ def test_a_forget_user_that_fails_midway_is_finished_by_a_rerun(tmp_path: Path) 
     assert b"dave secret" not in _everything(root.root)
 
 
-# -- M6: two forget-users at once --------------------------------------------------------------------------
+# -- M6: two forget-users at once ------------------------------------------------------------------
 
 
 def _empty_trash(root: str, barrier) -> None:  # type: ignore[no-untyped-def]
@@ -252,7 +253,7 @@ def test_two_runs_emptying_the_trash_at_once_both_finish(tmp_path: Path) -> None
     assert os.listdir(root.root / "trash") == []
 
 
-# -- M2: the root's kind file --------------------------------------------------------------------------------
+# -- M2: the root's kind file ----------------------------------------------------------------------
 
 
 def test_a_damaged_root_kind_file_says_how_to_repair_it_and_init_force_does(tmp_path: Path) -> None:
@@ -283,7 +284,7 @@ def test_a_root_kind_file_that_is_no_small_regular_file_is_refused_unread(
         read_root_kind(root)
 
 
-# -- M1: reverie fleet --root on a plain root ------------------------------------------------------------------
+# -- M1: reverie fleet --root on a plain root ------------------------------------------------------
 
 
 def test_fleet_root_option_works_on_a_plain_root(tmp_path: Path) -> None:
@@ -295,7 +296,7 @@ def test_fleet_root_option_works_on_a_plain_root(tmp_path: Path) -> None:
     assert fix.returncode == 0 and read_root_kind(plain) == "scopes"
 
 
-# -- links and hard links (low) --------------------------------------------------------------------------------
+# -- links and hard links (low) --------------------------------------------------------------------
 
 
 def test_tokens_are_never_read_or_written_through_a_link(tmp_path: Path) -> None:

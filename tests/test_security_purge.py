@@ -1,4 +1,5 @@
-"""``reverie purge``: the string leaves every git version, history and sessions — checked with the git CLI."""
+"""``reverie purge``: the string leaves every git version, history and sessions — checked with
+the git CLI."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ LEAK = "corkscrew-velvet-4471-harbour"
 
 @pytest.fixture
 def leaked(workspace):  # type: ignore[no-untyped-def]
-    """A memory repo where LEAK entered MEMORY.md, was edited, left, and sits in a message and in SOUL.md."""
+    """A memory repo where LEAK entered MEMORY.md, was edited, left, and sits in a message and in
+    SOUL.md."""
     store = MemoryStore(workspace)
     git = GitStore(workspace, store.config.git)
     git.ensure()

@@ -95,7 +95,7 @@ def test_purge_rewrites_json_sidecars_in_their_values_only(pinned) -> None:  # t
     assert orjson.loads(dead.read_bytes()) == {"first": 1234, "reason": f"saw {REPLACEMENT}"}
 
 
-# -- item 3: an unreadable memory file fails the Dream run, never consumes the batch ----------------------------
+# -- item 3: an unreadable memory file fails the Dream run, never consumes the batch ---------------
 def test_invalid_utf8_in_user_md_fails_the_run_and_keeps_the_batch(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import asyncio
 
@@ -117,7 +117,7 @@ def test_invalid_utf8_in_user_md_fails_the_run_and_keeps_the_batch(tmp_path) -> 
     assert collect_status(env.store).pending == 1
 
 
-# -- item 11: control characters never reach the terminal raw, and Dream never writes them ------------------------
+# -- item 11: control characters never reach the terminal raw, and Dream never writes them ---------
 ESCAPES = "evil \x1b[8mhidden\x1b[0m \x1b]0;title\x07 \x1b[2J \x9b31m \u202egnp.exe\r"
 
 
@@ -184,7 +184,7 @@ def test_the_gate_refuses_a_memory_edit_that_adds_control_characters() -> None:
     assert check(base, {"USER.md": "# User\n- likes red\tand blue\n"}, [], DreamConfig()).ok
 
 
-# -- item 12: the formats the scanner missed, and credentials in prose ---------------------------------------------
+# -- item 12: the formats the scanner missed, and credentials in prose -----------------------------
 @pytest.mark.parametrize(
     "text,value",
     [

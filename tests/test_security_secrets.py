@@ -1,4 +1,5 @@
-"""The secret scanner: detection and false-positive rates on the corpus, redaction, and the history wiring."""
+"""The secret scanner: detection and false-positive rates on the corpus, redaction, and the
+history wiring."""
 
 from __future__ import annotations
 
@@ -106,9 +107,9 @@ def test_every_history_entry_is_redacted_before_it_is_written(store) -> None:  #
     assert entry.content == "[2026-11-22 10:00] USER: my token is [REDACTED:github-token]"
 
 
-# -- the left boundary: a key prefix inside a longer token is not a key ------------------------------------------
-_BODY = (
-    "A1b2C3d4E5f6G7h8J9k0L1m2N3p4Q5r6S7t8"  # random-looking: every validator accepts it on its own
+# -- the left boundary: a key prefix inside a longer token is not a key ----------------------------
+_BODY = (  # random-looking: every validator accepts it on its own
+    "A1b2C3d4E5f6G7h8J9k0L1m2N3p4Q5r6S7t8"
 )
 
 
@@ -129,7 +130,8 @@ def test_a_key_after_a_separator_is_still_a_key() -> None:
     ]  # at the very start of the text
 
 
-# -- each validator has a case only it decides (found by scripts/mutate.py: these survived before) ---------------
+# -- each validator has a case only it decides (found by scripts/mutate.py: these survived
+# before) ------------------------------------------------------------------------------------------
 def test_an_sk_dash_name_made_of_words_is_not_a_key() -> None:
     assert (
         scan("see sk-my-project-settings-file for details") == []
@@ -140,14 +142,16 @@ def test_an_sk_dash_name_made_of_words_is_not_a_key() -> None:
 def test_a_private_key_placeholder_block_is_not_a_key() -> None:
     assert scan("-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----") == []
     real = (
-        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx8vQ3k2ZpLw7bN9cR4tY6uH1oJ5fG8eD2sA0qW3zXyV\n"
-        "-----END RSA PRIVATE KEY-----"
+        "-----BEGIN RSA PRIVATE"
+        " KEY-----\nMIIEowIBAAKCAQEAx8vQ3k2ZpLw7bN9cR4tY6uH1oJ5fG8eD2sA0qW3zXyV\n-----END RSA"
+        " PRIVATE KEY-----"
     )
     assert [m.kind for m in scan(real)] == ["private-key"]
 
 
 @pytest.mark.parametrize("word", ["Optional", "Required", "Sunshine"])
 def test_a_password_field_holding_one_word_is_not_a_password(word: str) -> None:
-    """ "password: Optional" in a form's description is not a secret; one with letters and digits is."""
+    """ "password: Optional" in a form's description is not a secret; one with letters and digits
+    is."""
     assert scan(f"password: {word}") == []
     assert [m.kind for m in scan(f"password: {word}7x")] == ["password"]

@@ -1,4 +1,5 @@
-"""What the HTTP front ends share (reverie.serving): one bearer-token check, one cache of open scopes."""
+"""What the HTTP front ends share (reverie.serving): one bearer-token check, one cache of open
+scopes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Consolidation as jobs (reverie.memory.session_jobs): ``/new`` and idle archiving run outside the chat
+"""Consolidation as jobs (reverie.memory.session_jobs): ``/new`` and idle archiving run outside
+the chat
 process, under the session's archiver lock, through the Memory verbs; in a scope, their history
 appends mark it due."""
 

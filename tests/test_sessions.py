@@ -1,4 +1,5 @@
-"""Session files: nanobot's format, safe names, appends with torn-tail repair, offsets, corruption, clearing."""
+"""Session files: nanobot's format, safe names, appends with torn-tail repair, offsets,
+corruption, clearing."""
 
 from __future__ import annotations
 
@@ -141,7 +142,8 @@ def test_safe_filename_matches_nanobot_for_ordinary_keys():
 
 @pytest.mark.parametrize("char", ["界", "é", "😀", "a"])
 def test_long_keys_are_capped_by_encoded_bytes_in_every_script(sessions, char):
-    """Issue 19, item 6: 90 CJK characters made a 285-byte name the OS refused; the cap counts bytes."""
+    """Issue 19, item 6: 90 CJK characters made a 285-byte name the OS refused; the cap counts
+    bytes."""
     key = "chat:" + char * 300
     stem = safe_filename(key)
     assert len(os.fsencode(stem)) <= MAX_STEM_BYTES and stem.startswith("chat_" + char)

@@ -1,4 +1,5 @@
-"""Topic files (reverie.storage.topics) and whole files leaving or moving (reverie.operations.files): a topic
+"""Topic files (reverie.storage.topics) and whole files leaving or moving
+(reverie.operations.files): a topic
 file at any depth is versioned (the git CLI sees it tracked, a hidden file beside it ignored),
 indexed by Recall, within its budget and listed by name; delete, rename and clear are each one
 commit whose removed lines land in the archive, undone by a restore of that commit."""

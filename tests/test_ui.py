@@ -79,7 +79,7 @@ def _head(memory) -> str:
     return memory.log(limit=1)[0].sha
 
 
-# -- getting in -------------------------------------------------------------------------------------------------
+# -- getting in ------------------------------------------------------------------------------------
 
 
 def test_the_token_opens_a_session_and_leaves_the_address(memory) -> None:
@@ -171,7 +171,7 @@ def test_memory_text_is_escaped_everywhere_it_is_shown(client, memory) -> None:
         ), page
 
 
-# -- actions --------------------------------------------------------------------------------------------------
+# -- actions ---------------------------------------------------------------------------------------
 
 
 def test_edit_a_line_commits_it_as_a_manual_change(client, memory) -> None:
@@ -367,7 +367,7 @@ def test_why_names_the_commit_and_the_entries(client, memory) -> None:
     assert first.short in html and "1–3" in unescape(html) and "[permanent] Name: Alice" in html
 
 
-# -- the command ----------------------------------------------------------------------------------------------
+# -- the command -----------------------------------------------------------------------------------
 
 
 def test_a_busy_port_is_one_line_and_exit_1(memory, capsys) -> None:
@@ -410,7 +410,7 @@ def test_a_non_loopback_address_needs_a_token_file(memory, tmp_path, capsys) -> 
     assert "at least 24 characters" in capsys.readouterr().err
 
 
-# -- one implementation per verb --------------------------------------------------------------------------------
+# -- one implementation per verb -------------------------------------------------------------------
 
 
 def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
@@ -424,7 +424,8 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
         "storage.workspace",
         "memory",
         "storage.history",
-        "storage.sessions",  # a message's text (content_text), the one reading of the session format
+        # a message's text (content_text), the one reading of the session format
+        "storage.sessions",
         "storage.hitlog",
         "gitstore.trailers",
         "gitstore.diffing",  # a conflict's two texts as a diff (no repository read)
@@ -435,8 +436,10 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
         "serving.network",
         "text.diff",
         "text.safety",  # which characters are hidden: each shown as an escape
-        "storage.scopes",  # the root's picker: ids checked, names resolved, scopes listed (no memory read there)
-        "storage.fsutil",  # the browser's sign-in file, written atomically with mode 0600 (no memory file)
+        # the root's picker: ids checked, names resolved, scopes listed (no memory read there)
+        "storage.scopes",
+        # the browser's sign-in file, written atomically with mode 0600 (no memory file)
+        "storage.fsutil",
         "serving.auth",  # the sign-in token's constant-time comparison, shared with the MCP server
         "serving.scopecache",  # the root's open scopes, the one cache mcp --http --root uses too
     }

@@ -148,7 +148,7 @@ def test_an_edit_form_for_a_line_that_moved_shows_the_file_again(client, memory)
     assert 'name="loaded"' not in r.text  # no form to save
 
 
-# -- confirmations ----------------------------------------------------------------------------------------------
+# -- confirmations ---------------------------------------------------------------------------------
 
 
 def _confirm(client, sha: str) -> dict[str, str]:  # noqa: F811
@@ -284,7 +284,7 @@ def test_a_restore_confirmed_after_its_lines_changed_offers_the_same_restore_aga
     assert "Atlas" not in memory.read("memory/MEMORY.md")
 
 
-# -- Review ------------------------------------------------------------------------------------------------------
+# -- Review ----------------------------------------------------------------------------------------
 
 
 def test_approve_and_reject_name_the_soul_proposal_the_page_showed(

@@ -27,8 +27,8 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 for program in (CHROMIUM, CHROMEDRIVER):
     if not os.access(program, os.X_OK):
         pytest.skip(
-            f"{program} is missing (Debian's chromium and chromium-driver: scripts/system-deps installs "
-            "them)",
+            f"{program} is missing (Debian's chromium and chromium-driver: scripts/system-deps"
+            " installs them)",
             allow_module_level=True,
         )
 webdriver = pytest.importorskip(
@@ -87,7 +87,8 @@ def _stop(proc: subprocess.Popen[str]) -> None:
 
 @pytest.fixture(scope="module")
 def server(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``reverie ui --no-browser --port 0`` in its own process; the URL (with its token) it prints."""
+    """``reverie ui --no-browser --port 0`` in its own process; the URL (with its token) it
+    prints."""
     proc = _start_ui(["-w", str(workspace), "ui", "--no-browser"], tmp_path_factory.mktemp("home"))
     try:
         yield _printed(proc, r"open (http://127\.0\.0\.1:\d+/\?token=\S+)")
@@ -285,7 +286,7 @@ def test_dream_now_shows_its_run(ui: webdriver.Chrome, workspace: Path) -> None:
     assert "Miso" in ui.find_element(By.CSS_SELECTOR, "div.diff").text
 
 
-# -- two tabs: no blind writes ---------------------------------------------------------------------------------
+# -- two tabs: no blind writes ---------------------------------------------------------------------
 
 
 def _edit_in_this_tab(ui: webdriver.Chrome, workspace: Path, rel: str, line: str) -> None:
@@ -421,7 +422,7 @@ def test_an_undo_confirmed_after_another_tab_changed_its_lines(
     _only_conflicts_logged(ui)
 
 
-# -- what the agent reads, as drawn ----------------------------------------------------------------------------
+# -- what the agent reads, as drawn ----------------------------------------------------------------
 
 LONG = "- " + "x" * 2000  # one word: it cannot wrap at a space
 REVERSED = "- Role: \u202enimda"  # drawn as "admin" when the override is left in the text
@@ -438,7 +439,10 @@ function over(top, under) {
   return [0, 1, 2].map(function (i) { return top[i] * a + under[i] * (1 - a); });
 }
 function luminance(c) {
-  var v = c.map(function (x) { x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+  var v = c.map(function (x) {
+    x /= 255;
+    return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4);
+  });
   return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
 }
 var failures = [], seen = 0;
@@ -446,9 +450,14 @@ document.querySelectorAll("a, button, summary").forEach(function (el) {
   var box = el.getBoundingClientRect();
   if (!box.width || !box.height || el.disabled) return;
   var chain = [], opacity = 1;
-  for (var e = el; e; e = e.parentElement) { chain.push(e); opacity *= Number(getComputedStyle(e).opacity); }
+  for (var e = el; e; e = e.parentElement) {
+    chain.push(e);
+    opacity *= Number(getComputedStyle(e).opacity);
+  }
   var back = [255, 255, 255];
-  for (var i = chain.length - 1; i >= 0; i--) back = over(rgba(getComputedStyle(chain[i]).backgroundColor), back);
+  for (var i = chain.length - 1; i >= 0; i--) {
+    back = over(rgba(getComputedStyle(chain[i]).backgroundColor), back);
+  }
   var fg = rgba(getComputedStyle(el).color);
   fg[3] *= opacity;
   var front = over(fg, back);
@@ -501,7 +510,7 @@ def test_hidden_characters_long_lines_and_contrast_as_drawn(
         assert seen > 5 and not failures, (page, failures)  # WCAG AA: at least 4.5:1
 
 
-# -- a root of scopes ----------------------------------------------------------------------------------------
+# -- a root of scopes ------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -562,7 +571,7 @@ def test_a_root_picks_a_user_and_shows_their_memory(
     assert not [e for e in errors if "404" not in e["message"]], errors  # (carol's page is a 404)
 
 
-# -- sessions: two servers side by side, the history, a link from another page -------------------------------
+# -- sessions: two servers side by side, the history, a link from another page ---------------------
 
 
 @pytest.fixture(scope="module")

@@ -94,7 +94,8 @@ def _pick(client: TestClient, user: str, agent: str = "") -> httpx.Response:
 
 
 def _tree(root: Path) -> list[str]:
-    """Every path under ``root`` (directories and files): what "nothing was created" is checked against."""
+    """Every path under ``root`` (directories and files): what "nothing was created" is checked
+    against."""
     return sorted(
         os.path.relpath(os.path.join(base, name), root)
         for base, dirs, files in os.walk(root)
@@ -106,7 +107,7 @@ def _user_md(root: Path, scope: Scope) -> str:
     return (ScopeRoot(root).path(scope) / "USER.md").read_text()
 
 
-# -- the picker and a scope's pages ------------------------------------------------------------------------
+# -- the picker and a scope's pages ----------------------------------------------------------------
 
 
 def test_the_picker_lists_the_scopes_and_opens_one_by_its_ids(client) -> None:
@@ -243,7 +244,7 @@ def test_a_bad_id_is_a_one_line_error_on_the_page(client, root, user, agent, say
     assert _tree(root) == before
 
 
-# -- the guard on scope routes --------------------------------------------------------------------------------
+# -- the guard on scope routes ---------------------------------------------------------------------
 
 
 def test_scope_routes_need_the_session_and_actions_the_csrf_token(root) -> None:
@@ -292,7 +293,7 @@ def test_a_forgotten_user_is_404_and_stays_forgotten(root) -> None:
     assert not ScopeRoot(root).exists(ALICE)  # nothing wrote it back
 
 
-# -- the cache of open scopes -----------------------------------------------------------------------------
+# -- the cache of open scopes ----------------------------------------------------------------------
 
 
 class _Counting(Memory):
@@ -319,7 +320,8 @@ class _Counting(Memory):
 
 
 class _Sibling(Memory):
-    """A verb's own ``Memory`` in a worker thread; with ``release`` set, a Dream run waits for it first."""
+    """A verb's own ``Memory`` in a worker thread; with ``release`` set, a Dream run waits for it
+    first."""
 
     release: threading.Event | None = None
 
@@ -431,7 +433,7 @@ def test_the_list_is_partial_past_its_length(tmp_path) -> None:
     assert page.count(f'href="{PREFIX}/s/') == LISTED and 'id="partial"' in page
 
 
-# -- the command ----------------------------------------------------------------------------------------------
+# -- the command -----------------------------------------------------------------------------------
 
 
 def test_the_command_serves_a_root_without_user(root, capsys) -> None:

@@ -176,7 +176,7 @@ def test_the_sign_in_file_posts_its_token_and_only_its_owner_reads_it(tmp_path: 
     assert not file.folder.exists()
 
 
-# -- the command, as a process --------------------------------------------------------------------------------
+# -- the command, as a process ---------------------------------------------------------------------
 
 
 def _run_ui(workspace: Path, tmp_path: Path, *extra: str, env_extra: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
@@ -207,7 +207,8 @@ _opener = urllib.request.build_opener(_NoRedirect)
 
 
 def _sign_in(url: str, data: bytes | None = None) -> tuple[str, str]:
-    """The session cookie and the address a sign-in (``url``: GET, or POST of ``data``) redirects to."""
+    """The session cookie and the address a sign-in (``url``: GET, or POST of ``data``) redirects
+    to."""
     with pytest.raises(urllib.error.HTTPError) as signed_in:
         _opener.open(url, data=data, timeout=10)
     assert signed_in.value.code == 303, signed_in.value.read()[:300]

@@ -18,7 +18,8 @@ from reverie.storage.workspace import MEMORY_FILES
 
 
 def _conversations(memory, rel: str, index: int, line: str) -> set[str]:  # type: ignore[no-untyped-def]
-    """The conversations (session keys) behind the line at ``rel``:``index + 1``, as ``why`` finds them."""
+    """The conversations (session keys) behind the line at ``rel``:``index + 1``, as ``why``
+    finds them."""
     keys: set[str] = set()
     for p in memory.why(line.strip()):
         if p.path != rel or p.line_no != index + 1 or p.cursor_range is None:

@@ -65,7 +65,8 @@ def test_symlinks_out_of_the_workspace_are_refused(tmp_path):
 
 
 def test_write_is_atomic_when_the_rename_fails(tmp_path, monkeypatch):
-    """A crash before the rename leaves the old content, never a mix, an empty file, or a stray temp file."""
+    """A crash before the rename leaves the old content, never a mix, an empty file, or a stray
+    temp file."""
     ws = Workspace(tmp_path / "ws")
     ws.init()
     ws.write("memory/MEMORY.md", "old content")

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
-from ..errors import ReverieError
+from ..errors import CommandError, ReverieError
 
 __all__ = ["main", "build_parser", "subcommands"]
 
@@ -281,6 +281,27 @@ def _leaf(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse
         found = nested
 
 
+#: Arguments that name a file or directory: a path may hold any bytes the file system allows.
+_PATH_ARGS = frozenset({"workspace", "root", "source", "file", "dir", "token_file"})
+
+
+def _refuse_undecodable(leaf: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """``CommandError`` for an argument (text to record, a session key, an id) whose bytes are not
+    UTF-8: Python hands them over as lone surrogates, which would be stored as escape text. Said in
+    the importers' words (``reverie.text.utf8``)."""
+    from ..text.utf8 import undecodable
+
+    for action in leaf._actions:  # noqa: SLF001
+        if action.dest in _PATH_ARGS:
+            continue
+        value = getattr(args, action.dest, None)
+        for item in value if isinstance(value, list) else [value]:
+            why = undecodable(item) if isinstance(item, str) else None
+            if why is not None:
+                name = action.option_strings[-1] if action.option_strings else action.dest.upper()
+                raise CommandError(f"{name} is {why}; pass it as UTF-8")
+
+
 class _ShowVersion(argparse.Action):
     """``--version``: the version is looked up only when asked for."""
 
@@ -335,6 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = args.debug or bool(os.environ.get("REVERIE_DEBUG"))
     _configure_logging(debug)
     try:
+        _refuse_undecodable(_leaf(parser, args), args)  # before a scope is made from --user
         if args.root is not None or args.user is not None or args.agent is not None:
             from ._common import apply_scope
 

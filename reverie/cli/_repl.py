@@ -29,6 +29,7 @@ from rich.markup import escape
 
 from ..errors import ReverieError
 from ..llm.client import warned_since
+from ..text.utf8 import undecodable
 from ._common import console, err_console, workspace_of
 from ._render import markdown
 from ._status import StatusLine, wait_text
@@ -48,7 +49,16 @@ def _stdin_lines(loop: asyncio.AbstractEventLoop) -> asyncio.Queue[str]:
     queue: asyncio.Queue[str] = asyncio.Queue()
 
     def pump() -> None:
-        for line in iter(sys.stdin.readline, ""):
+        # Bytes, decoded here: stdin's own decoder either raises on a byte that is not UTF-8
+        # (killing this thread: the chat would hang) or escapes it, depending on the locale; a
+        # line is escaped the same way always, and `_turn` refuses it.
+        stream = getattr(sys.stdin, "buffer", None)
+        lines = (
+            iter(sys.stdin.readline, "")
+            if stream is None
+            else (raw.decode("utf-8", "surrogateescape") for raw in iter(stream.readline, b""))
+        )
+        for line in lines:
             loop.call_soon_threadsafe(queue.put_nowait, line)
         loop.call_soon_threadsafe(queue.put_nowait, "")
 
@@ -145,6 +155,11 @@ async def _terminal_loop(agent: ChatAgent, activity: ModelActivity, status: Stat
 async def _turn(agent: ChatAgent, text: str, status: StatusLine, *, cancellable: bool) -> None:
     """One message and its reply; at a terminal Ctrl-C cancels it (the message is kept when it is
     conversation)."""
+    why = undecodable(text)  # bytes that are not UTF-8, escaped by the decoder: never recorded
+    if why is not None:
+        with status.paused():
+            err_console.print(f"[red]error:[/] {escape(why)}: the line was not recorded")
+        return
     command = agent.router.is_command(text)
 
     cancelled = False

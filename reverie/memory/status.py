@@ -11,6 +11,7 @@ from ..dream.records import DeadLetterRecord, OutageRecord, RejectionRecord, Run
 from ..errors import CursorError, WorkspaceError
 from ..llm.replylog import summarize_replies
 from ..storage.configdata import OFFLINE_MODEL
+from ..storage.scopes import SCOPE_FILE
 from ..storage.store import WorkspaceStore
 from ..storage.workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, SOUL, USER
 
@@ -104,7 +105,10 @@ def collect_status(store: WorkspaceStore) -> StatusReport:
     }
     return StatusReport(
         workspace=str(ws.root),
-        initialised=all(ws.resolve(rel).exists() for rel in MEMORY_FILES),
+        # `reverie init` writes the starter memory files; a scope's workspace (made by its root,
+        # ``reverie.storage.scopes``) has none until Dream writes one: initialised all the same
+        initialised=(ws.root / SCOPE_FILE).is_file()
+        or all(ws.resolve(rel).exists() for rel in MEMORY_FILES),
         last_cursor=last,
         dream_cursor=dream,
         pending=pending,

@@ -7,8 +7,10 @@ a root in one process (``reverie.schedule.root``), the fleet a due index in Redi
 workers (``reverie.fleet``). Each asks this module:
 
 - **due**: `next_due`, one interval after the last completed run, never in the past (an overdue run
-  happens now, once); a root's and a fleet's workspaces add a fixed share of ``jitterSeconds`` from
-  their id (``reverie.storage.scopes.due_jitter``) so a mass event spreads out;
+  happens now, once); a last completed run recorded in the future (a clock that was wrong) is read
+  as now, with a warning naming where it was read (`completed_at`); a root's and a fleet's
+  workspaces add a fixed share of ``jitterSeconds`` from their id
+  (``reverie.storage.scopes.due_jitter``) so a mass event spreads out;
 - **what a run's end means**: `verdict` sorts a Dream status into completed, failed (this
   workspace backs off), unavailable (the model is down: every run pauses) or busy (another process
   holds the workspace's Dream lock: tried again after ``retryBackoffSeconds``, no failure);
@@ -29,9 +31,11 @@ rather than a probe run as the first estimate — docs/scale-design.md says why.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Literal
 
 from ..backoff import capped_backoff
@@ -43,6 +47,7 @@ __all__ = [
     "verdict",
     "model_unavailable",
     "next_due",
+    "completed_at",
     "retry_delay",
     "reconnect_delay",
     "admissible",
@@ -59,6 +64,8 @@ COMPLETED = frozenset({"ok", "no-change", "dead-lettered", "nothing-to-do", "pau
 _UNAVAILABLE = "model unavailable"
 
 Verdict = Literal["completed", "failed", "unavailable", "busy"]
+
+log = logging.getLogger(__name__)
 
 
 def model_unavailable(status: str, reason: str | None) -> bool:
@@ -78,12 +85,33 @@ def verdict(status: str, reason: str | None, *, progressed: bool = False) -> Ver
     return "busy"  # "already-running": another process's run holds the lock
 
 
+def completed_at(when: float | None, now: float, source: object) -> float | None:
+    """A last completed run's time (epoch seconds) as the schedule reads it: one in the future (a
+    clock that was wrong when it was written, a hand edit) is read as ``now``, with one warning
+    naming ``source`` (the file or commit it came from) — otherwise Dream would silently wait
+    until that date, or past the last date a ``datetime`` can hold."""
+    if when is None or when <= now:
+        return when
+    try:
+        shown = datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds")
+    except (ValueError, OverflowError, OSError):
+        shown = f"{when:.0f} s after the epoch"
+    log.warning(
+        "%s: the last completed Dream run is recorded at %s, in the future (a clock that was "
+        "wrong?); read as now",
+        source,
+        shown,
+    )
+    return now
+
+
 def next_due(last_completed: float | None, interval: float, now: float) -> float:
     """When a workspace is next due (epoch seconds): ``interval`` seconds after its last completed
-    run, or ``now`` when that is past or no run has completed."""
+    run, or ``now`` when that is past or no run has completed. A last completed run in the future
+    counts as ``now`` (callers that know where it was read say so first, `completed_at`)."""
     if last_completed is None:
         return now
-    return max(now, last_completed + interval)
+    return max(now, min(last_completed, now) + interval)
 
 
 def retry_delay(failures: int, first: float, cap: float) -> float:

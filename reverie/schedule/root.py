@@ -66,6 +66,7 @@ from .policy import (
     COMPLETED,
     FAILED,
     TokenBucket,
+    completed_at,
     next_due,
     next_estimate,
     retry_delay,
@@ -186,8 +187,10 @@ class RootScheduler:
             return now
         if ws is None:
             return now
-        last = StatusRecord.load(ws.state_dir).last_completed
-        due = next_due(None if last is None else last.timestamp(), self._interval(ws), now)
+        status = StatusRecord.load(ws.state_dir)
+        last = status.last_completed
+        last_at = completed_at(None if last is None else last.timestamp(), now, status.path)
+        due = next_due(last_at, self._interval(ws), now)
         return due + self.jitter(name)
 
     def _interval(self, ws: Workspace) -> float:

@@ -31,7 +31,7 @@ from ..dream.result import DreamResult
 from ..dream.runner import Dream
 from ..errors import ConfigError, ReverieError
 from ..storage.config import DreamConfig
-from .policy import next_due, retry_delay, verdict
+from .policy import completed_at, next_due, retry_delay, verdict
 
 __all__ = ["DreamScheduler", "serve", "next_run_time", "make_trigger", "stop_on_signals"]
 
@@ -58,12 +58,22 @@ def next_run_time(cfg: DreamConfig, last_completed: datetime | None, now: dateti
     """When the next run is due: one interval (or the next cron time) after the last completed run;
     never in the past (an overdue run happens now, once); ``now`` when Dream has never completed a
     run."""
+    if last_completed is not None and last_completed > now:  # a clock that was wrong
+        last_completed = now
     if last_completed is None or not cfg.cron:
         last = None if last_completed is None else last_completed.timestamp()
         due = next_due(last, cfg.interval_h * 3600, now.timestamp())
         return now if due <= now.timestamp() else datetime.fromtimestamp(due, UTC)
     fire = make_trigger(cfg).get_next_fire_time(None, last_completed + timedelta(seconds=1))
     return now if fire is None or fire <= now else fire
+
+
+def _clamped(when: datetime, now: datetime, source: object) -> datetime:
+    """``when`` (aware), or ``now`` when it is in the future (``policy.completed_at`` warns)."""
+    if when <= now:
+        return when.astimezone(UTC)
+    completed_at(when.timestamp(), now.timestamp(), source)
+    return now
 
 
 class DreamScheduler:
@@ -85,9 +95,13 @@ class DreamScheduler:
         self._inflight: asyncio.Task[DreamResult] | None = None
         self._failures = 0  # runs failed in a row (their retry's back-off)
         self._outages = 0  # runs in a row that found the model unavailable
+        self._stopping = False
 
-    def last_completed(self) -> datetime | None:
-        """The newest of: the last dream commit's time, the status record's last completed run."""
+    def last_completed(self, now: datetime | None = None) -> datetime | None:
+        """The newest of: the last dream commit's time, the status record's last completed run;
+        either one in the future (a clock that was wrong) is read as ``now``, with a warning
+        (``reverie.schedule.policy.completed_at``)."""
+        now = now or datetime.now(UTC)
         times = []
         try:
             commits = self.dream.git.log(limit=1, kind="dream")
@@ -95,14 +109,17 @@ class DreamScheduler:
             log.warning("dream scheduler: cannot read the last dream commit (%s)", exc)
             commits = []
         if commits:
-            times.append(commits[0].time.astimezone(UTC))
-        recorded = StatusRecord.load(self.dream.workspace.state_dir).last_completed
+            source = f"{self.dream.workspace.memory_dir}: dream commit {commits[0].short}"
+            times.append(_clamped(commits[0].time, now, source))
+        status = StatusRecord.load(self.dream.workspace.state_dir)
+        recorded = status.last_completed
         if recorded is not None:
-            times.append(recorded)
+            times.append(_clamped(recorded, now, status.path))
         return max(times) if times else None
 
     def next_run_time(self, now: datetime | None = None) -> datetime:
-        return next_run_time(self.cfg, self.last_completed(), now or datetime.now(UTC))
+        now = now or datetime.now(UTC)
+        return next_run_time(self.cfg, self.last_completed(now), now)
 
     async def start(self) -> None:
         first = self.next_run_time()
@@ -122,20 +139,24 @@ class DreamScheduler:
     async def stop(self) -> None:
         """Stop scheduling; a run in flight is cancelled at its next await — always before it writes
         anything (the commit and cursor steps do not await), so it is abandoned unwritten and
-        retried next time."""
-        if self._scheduler is not None:
-            self._scheduler.shutdown(wait=False)
-            self._scheduler = None
+        retried next time, with one line saying so (no traceback: this is the documented stop)."""
+        self._stopping = True
+        scheduler, self._scheduler = self._scheduler, None
+        if scheduler is not None:
+            scheduler.pause()  # no tick is submitted from now on
+            await asyncio.sleep(0)  # a tick submitted just before takes its first step: it returns
         task = self._inflight
         if task is not None and not task.done():
             task.cancel()
-            try:
+            try:  # the tick awaiting it wakes first and ends quietly (`_tick`)
                 await task
             except asyncio.CancelledError:
                 pass
+        if scheduler is not None:  # nothing of ours is pending now: shutting down cancels nothing
+            scheduler.shutdown(wait=False)
 
     async def _tick(self) -> None:
-        if self._inflight is not None:  # a retry and the schedule met: one run at a time
+        if self._inflight is not None or self._stopping:  # one run at a time; none after stop
             return
         cursor = self._cursor()
         self._inflight = asyncio.ensure_future(self.dream.run(drain=True))
@@ -146,6 +167,13 @@ class DreamScheduler:
         except ReverieError as exc:
             log.error("dream scheduler: run failed to start: %s", exc)
             self._retry("error", str(exc), progressed=False)
+            return
+        except asyncio.CancelledError:
+            if not self._stopping:
+                raise
+            log.warning(
+                "dream scheduler: stopped; the run in flight was abandoned, its batch stays pending"
+            )
             return
         finally:
             self._inflight = None

@@ -86,12 +86,14 @@ _owner = False  # whether this process starts the checks it shares (the xdist co
 
 
 def owns(nodeid: str) -> bool:
-    """Whether the test waits for a check (such tests run last, giving the check the whole suite's time)."""
+    """Whether the test waits for a check (such tests run last, giving the check the whole
+    suite's time)."""
     return any(nodeid.endswith(check.test) for check in CHECKS.values())
 
 
 def share() -> Path:
-    """The xdist controller: the directory its checks' results go to, for `attach` in each worker."""
+    """The xdist controller: the directory its checks' results go to, for `attach` in each
+    worker."""
     global _shared, _owner
     if _shared is None:
         _shared = Path(tempfile.mkdtemp(prefix="reverie-checks-"))
@@ -161,7 +163,8 @@ def _publish(name: str, proc: subprocess.Popen[bytes]) -> None:
 
 
 def _die_with_parent() -> None:
-    """A session killed outright (SIGTERM, SIGKILL, a CI timeout) runs no teardown: the kernel ends the check."""
+    """A session killed outright (SIGTERM, SIGKILL, a CI timeout) runs no teardown: the kernel
+    ends the check."""
     import ctypes
 
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -184,7 +187,8 @@ def result(name: str, timeout: float = 600) -> Done:
 
 
 def _shared_result(shared: Path, name: str, timeout: float) -> Done:
-    """An xdist worker: wait for the exit code the controller writes (`_publish`), then read the output."""
+    """An xdist worker: wait for the exit code the controller writes (`_publish`), then read the
+    output."""
     work, *argv = (shared / f"{name}.argv").read_text().split("\0")
     deadline = time.monotonic() + timeout
     while not (shared / f"{name}.rc").exists():

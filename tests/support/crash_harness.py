@@ -63,7 +63,8 @@ def _digest(text: str) -> str:
 
 
 class Journal:
-    """Append-only record of acknowledged results, outside the workspace (a torn last line is tolerated)."""
+    """Append-only record of acknowledged results, outside the workspace (a torn last line is
+    tolerated)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -89,7 +90,7 @@ class Journal:
         return out
 
 
-# -- steps: every place the worker changes the disk ----------------------------------------------------------------
+# -- steps: every place the worker changes the disk ------------------------------------------------
 #: What changes the disk, as Python's audit events name it (``os.replace`` raises ``os.rename``,
 #: ``os.unlink`` ``os.remove``); an ``open`` counts when its flags can write. ``os.write`` and
 #: ``fsync`` raise no event: they change what a file just opened for writing holds, so they belong
@@ -193,25 +194,32 @@ _steps = Steps()
 
 
 def _fact(rng: random.Random) -> tuple[str, bool]:
-    """A history entry, and whether Dream must change memory for it (a decision about a never-seen service)."""
+    """A history entry, and whether Dream must change memory for it (a decision about a
+    never-seen service)."""
     if rng.random() < 0.6:
         return (
             f"- [durable] We decided to use {rng.choice(TECH)} for service s{rng.randrange(10**9)}",
             True,
         )
-    return rng.choice(
-        [
-            f"- [permanent] The user lives in {rng.choice(CITIES)}",
-            f"- [correction] The user moved to {rng.choice(CITIES)}",
-            f"- [durable] The user likes {rng.choice(LIKES)}",
-            f"- [durable] We decided to use {rng.choice(TECH)} for project {rng.choice('ABCDEFGH')}",
-            "- [durable] Always answer in English",
-            f"- [ephemeral] The user had {rng.choice(LIKES)} today",
-        ]
-    ), False
+    return (
+        rng.choice(
+            [
+                f"- [permanent] The user lives in {rng.choice(CITIES)}",
+                f"- [correction] The user moved to {rng.choice(CITIES)}",
+                f"- [durable] The user likes {rng.choice(LIKES)}",
+                (
+                    f"- [durable] We decided to use {rng.choice(TECH)} for project"
+                    f" {rng.choice('ABCDEFGH')}"
+                ),
+                "- [durable] Always answer in English",
+                f"- [ephemeral] The user had {rng.choice(LIKES)} today",
+            ]
+        ),
+        False,
+    )
 
 
-# -- the worker: does everything the pipeline does, until it is killed --------------------------------------------
+# -- the worker: does everything the pipeline does, until it is killed -----------------------------
 #: The worker's operations with their cumulative shares (a ``session`` turn starts afresh, ``/new``,
 #: 30% of the time).
 SHARES = (("append", 0.45), ("session", 0.60), ("dream", 0.85), ("restore", 0.93), ("manual", 1.0))
@@ -285,7 +293,7 @@ def _worker(ws: Path, journal: Journal, seed: int, until: int | None) -> None:
     _steps.change("end", "", "")  # a new step completed by the last operation is killed after too
 
 
-# -- the checker: a restart, then the invariants ---------------------------------------------------------------------
+# -- the checker: a restart, then the invariants ---------------------------------------------------
 def _check(ws: Path, journal: Journal) -> list[str]:
     from reverie.dream.deadletter import deadletter_path, read_dead_letters
     from reverie.gitstore import trailers as tr
@@ -440,7 +448,10 @@ def main(argv: list[str] | None = None) -> int:
         "--quiet",
         type=int,
         default=3,
-        help="--every-step ends when a worker completes each operation this many times with no new step",
+        help=(
+            "--every-step ends when a worker completes each operation this many times with no new"
+            " step"
+        ),
     )
     args = ap.parse_args(argv)
 

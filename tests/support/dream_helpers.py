@@ -1,4 +1,5 @@
-"""Shared setup for Dream tests: a real workspace, a real memory repo, the scripted model (in-process, by name)."""
+"""Shared setup for Dream tests: a real workspace, a real memory repo, the scripted model
+(in-process, by name)."""
 
 from __future__ import annotations
 

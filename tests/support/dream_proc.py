@@ -3,7 +3,8 @@ collected).
 
 usage: python dream_proc.py <workspace> crash <point>      run with a crash (os._exit(77)) at a
 fault point
-       python dream_proc.py <workspace> race <ready-dir> <n> wait for n ready files, then run; print the status
+       python dream_proc.py <workspace> race <ready-dir> <n> wait for n ready files, then run;
+       print the status
 """
 
 from __future__ import annotations

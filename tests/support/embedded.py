@@ -50,7 +50,7 @@ CONFIG = {
 }
 
 
-# -- the app ------------------------------------------------------------------------------------------------
+# -- the app ---------------------------------------------------------------------------------------
 def make_app(root: Path) -> Any:
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -183,7 +183,7 @@ def serve(root: Path) -> None:
     uvicorn.Server(config).run(sockets=[sock])
 
 
-# -- the other process ----------------------------------------------------------------------------------------
+# -- the other process -----------------------------------------------------------------------------
 def append_for(root: Path, seconds: float) -> list[str]:
     """A second process appending history through the store (its own locks, its own cursors)."""
     from reverie.storage.store import WorkspaceStore
@@ -204,7 +204,7 @@ def append_for(root: Path, seconds: float) -> list[str]:
     return texts
 
 
-# -- the load ----------------------------------------------------------------------------------------------
+# -- the load --------------------------------------------------------------------------------------
 ROUTES = (
     ("/sync/remember", 3),
     ("/async/remember", 3),
@@ -269,7 +269,7 @@ async def load(port: int, seconds: float, clients: int = CLIENTS) -> dict[str, A
     return {"acked": acked, "errors": errors, "calls": dict(calls), "lag": lag}
 
 
-# -- the checks ------------------------------------------------------------------------------------------
+# -- the checks ------------------------------------------------------------------------------------
 def check(root: Path, acked: dict[str, list[str]], side: list[str]) -> list[str]:
     """What must hold after the run: every acknowledged entry, line and message exactly once, every
     tracked file committed, ``git fsck --strict`` clean. Returns the problems (none is the goal)."""
@@ -312,7 +312,7 @@ def check(root: Path, acked: dict[str, list[str]], side: list[str]) -> list[str]
     return problems
 
 
-# -- all of it ---------------------------------------------------------------------------------------------
+# -- all of it -------------------------------------------------------------------------------------
 def prepare(root: Path, entries: int = 2_000) -> None:
     """A workspace with memory, versions and history for the run."""
     import reverie

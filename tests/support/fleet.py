@@ -115,7 +115,8 @@ def fleet_env(root: Path, redis: RedisServer, **extra: str) -> dict[str, str]:
             "REVERIE_FLEET__MAX_INFLIGHT": "8",
             "REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE": "slow/offline",
             "REVERIE_AGENTS__DEFAULTS__DREAM__MAX_BATCH_SIZE": "3",
-            "REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS": "4",  # a backlog yields; the job re-marks it due
+            # a backlog yields; the job re-marks it due
+            "REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS": "4",
             "REVERIE_TEST_LATENCY": "0.2",
         }
     )
@@ -169,7 +170,8 @@ STARTED: list[Proc] = []
 
 
 def stop_all() -> None:
-    """Kill every process group a test started and has not stopped (a failed test leaves none running)."""
+    """Kill every process group a test started and has not stopped (a failed test leaves none
+    running)."""
     while STARTED:
         proc = STARTED.pop()
         proc.send(signal.SIGCONT)  # a group left stopped would not die of SIGTERM

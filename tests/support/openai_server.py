@@ -82,7 +82,8 @@ def chat(
 
 
 def tool_call_reply(name: str, arguments: str, call_id: str = "call_1", **kw: Any) -> Step:
-    """A 200 step whose reply is one tool call with ``arguments`` sent verbatim (may be malformed JSON)."""
+    """A 200 step whose reply is one tool call with ``arguments`` sent verbatim (may be malformed
+    JSON)."""
     return chat(
         None,
         finish_reason="tool_calls",
@@ -100,7 +101,8 @@ def anthropic_message(
     output_tokens: int = 3,
     model: str = "claude-3-5-haiku-20241022",
 ) -> Step:
-    """A 200 step with an Anthropic Messages API body (for ``anthropic/<model>`` with ``api_base`` = the server)."""
+    """A 200 step with an Anthropic Messages API body (for ``anthropic/<model>`` with
+    ``api_base`` = the server)."""
     return Step(
         body={
             "id": "msg_test",

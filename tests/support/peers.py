@@ -2,7 +2,8 @@
 release (a pytest plugin; conftest loads it).
 
 A test module says which release it runs with ``pytestmark = pytest.mark.nanobot_peer("0.3.5")`` and
-takes the ``nanobot_peer_python`` fixture, or with ``pytest.mark.framework_peer("openai-agents-0.20.0")``
+takes the ``nanobot_peer_python`` fixture, or with
+``pytest.mark.framework_peer("openai-agents-0.20.0")``
 and takes ``framework_peer_python``. When tests so marked are selected, the environments they
 need are created by ``bench/peerenv.py`` from the hash-locked files in ``bench/locks`` (into
 ``bench/.venvs``, ignored by git, reused while the lock is unchanged) in a background process from
@@ -75,7 +76,8 @@ class _Build:
         return self.reports[version]
 
     def python(self, version: str) -> Path:
-        """The release's python; raises PeerEnvError with the reason when it could not be created."""
+        """The release's python; raises PeerEnvError with the reason when it could not be
+        created."""
         found = self.report(version)
         if "error" in found:
             raise peerenv.PeerEnvError(found["error"])
@@ -87,7 +89,8 @@ class _Build:
         self.proc.wait()
 
     def stop(self) -> None:
-        """End an unfinished build (an interrupted run); the next run rebuilds what has no marker."""
+        """End an unfinished build (an interrupted run); the next run rebuilds what has no
+        marker."""
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             self.proc.wait()

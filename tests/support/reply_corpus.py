@@ -120,7 +120,7 @@ class Replayer:
         return TimeoutError(error)  # the provider did not answer (or failed): a timeout
 
 
-# -- the goals' checks (shared with scripts/realmodel_rounds.py) --------------------------------------------------
+# -- the goals' checks (shared with scripts/realmodel_rounds.py) -----------------------------------
 #: What no memory file may hold: template braces, code fences, the session-summary schema read back,
 #: control characters.
 MALFORMED = re.compile(

@@ -106,9 +106,11 @@ _GENERATORS = {
         "T" + _r(UPPER_B32, 8) + "/B" + _r(UPPER_B32, 10) + "/" + _r(ALNUM, 24)
     ),
     "azure-sas": lambda: _r(ALNUM + "%", 43) + "%3D",
-    "basic-auth": lambda: base64.b64encode(
-        f"{_r(string.ascii_lowercase, 6)}:{_r(ALNUM, 12)}".encode()
-    ).decode(),
+    "basic-auth": (
+        lambda: base64.b64encode(
+            f"{_r(string.ascii_lowercase, 6)}:{_r(ALNUM, 12)}".encode()
+        ).decode()
+    ),
     "pin": lambda: _r(string.digits, _rng.choice([4, 4, 6])),
 }
 
@@ -256,7 +258,7 @@ def _secrets() -> list[tuple[str, str, str]]:
 
 SECRETS: list[tuple[str, str, str]] = _secrets()
 
-# -- look-alikes ---------------------------------------------------------------------------------------------
+# -- look-alikes -----------------------------------------------------------------------------------
 _PROSE = [
     "The secret to good bread is patience and a hot oven.",
     "She told me the password policy changed: passwords now need twelve characters.",
@@ -332,8 +334,18 @@ _CODE = [
     "token_type: bearer",
     "auth: required",
     "public_key = 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA0vx7agoebGcQSuuPiLJX'",
-    "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END PUBLIC KEY-----",
-    "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n-----END CERTIFICATE-----",
+    (
+        "-----BEGIN PUBLIC"
+        " KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END"
+        " PUBLIC KEY-----"
+    ),
+    (
+        "-----BEGIN"
+        " CERTIFICATE-----\n"
+        "MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n"
+        "-----END"
+        " CERTIFICATE-----"
+    ),
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl user@host",
     "key_id: 7f3e2a",
     "password_min_length = 12",
@@ -342,8 +354,15 @@ _CODE = [
     "secret = load_secret(path='/run/secrets/db')",
     "auth_header = request.headers.get('Authorization', '')",
     "arn:aws:iam::123456789012:role/AdminRole",
-    "image: ghcr.io/acme/app@sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
-    "integrity sha512-Pd9lUbhDJ0bKRzD2w6QqNxgGLn8yRkAq0PkGqDqk0Yvj8ZqE8kK3TSkQkL1k2i1D9G6pH2u7o2eN3nLNnw==",
+    (
+        "image:"
+        " ghcr.io/acme/app@sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"
+    ),
+    (
+        "integrity"
+        " sha512-Pd9lUbhDJ0bKRzD2w6QqNxgGLn8yRkAq0PkGqDqk0Yvj8Z"
+        "qE8kK3TSkQkL1k2i1D9G6pH2u7o2eN3nLNnw=="
+    ),
     "version: 1.82.6, python_requires >= 3.11, node 20.11.1",
     "Call 555-0100-2233 or email support@example.com",
     "passes = [p for p in passes if p.ok]",

@@ -67,7 +67,10 @@ def work(root: Path, name: str, n: int, seed: int) -> list[str]:
     rnd = random.Random(seed)
     done = []
     for i in range(n):
-        line = f"- Writer {name} learned fact number {i:02d} about {rnd.choice(['maps', 'tea', 'rust', 'kafka'])}"
+        line = (
+            f"- Writer {name} learned fact number {i:02d} about"
+            f" {rnd.choice(['maps', 'tea', 'rust', 'kafka'])}"
+        )
         if append(ws, git, name, line):
             done.append(line)
         if rnd.random() < 0.5:

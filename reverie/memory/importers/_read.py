@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ...operations.portability import Skipped
 from ...security.scrub import redact_text
+from ...text.utf8 import not_utf8
 
 __all__ = ["Intake", "facts", "strip_front_matter", "MAX_FILE_BYTES", "MAX_FACT_CHARS"]
 
@@ -60,8 +61,7 @@ class Intake:
         except UnicodeDecodeError as exc:
             self.skip(
                 label,
-                f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); convert it to "
-                "UTF-8 and import again",
+                f"{not_utf8(data, exc)}; convert it to UTF-8 and import again",
             )
             return None
         return self.clean(text.removeprefix("\ufeff"))

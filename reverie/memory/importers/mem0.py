@@ -38,6 +38,7 @@ from ...operations.portability import ImportResult, ScopeImport
 from ...security.scrub import redact_value
 from ...storage.history import format_timestamp
 from ...text.dates import parse_timestamp
+from ...text.utf8 import not_utf8
 from ..core import Memory
 from ..core import open as open_memory
 from ..verbs import record_user
@@ -74,9 +75,7 @@ def read_export(path: Path, intake: Intake) -> list[tuple[str, dict[str, Any]]]:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise WorkspaceError(
-            f"{path} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-        ) from None
+        raise WorkspaceError(f"{path} is {not_utf8(data, exc)}") from None
     try:
         parsed = orjson.loads(data)
     except orjson.JSONDecodeError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from .core import SOUL, Filling, rule, word_set
+from .person import third_person
 from .phrases import NAME
 from .values import is_language, is_name
 
@@ -89,7 +90,31 @@ def an_instruction(f: Filling) -> bool:
     no one reply: "always been like that", "always check the logs first when debugging this one" are
     none."""
     raw = f.groups.get("v", "").strip().rstrip(".!")
-    return imperative(raw) and not ONE_OFF.search(raw)
+    reason = _REASON.search(raw)
+    if reason:  # "never suggest peanuts, I'm allergic": the reason is a fact, no part of the rule
+        if "allergic" in reason.group(0).lower():
+            return False  # the allergy is the fact (``health``); the rule follows from it
+        raw = raw[: reason.start()].strip()
+        f.values["v3"] = third_person(raw)
+    return bool(raw) and imperative(raw) and not ONE_OFF.search(raw)
+
+
+#: A reason given after a rule ("…, I'm allergic (badly)", "… because I'm vegan").
+_REASON = re.compile(
+    r",?\s*(?:\b(?:because|since|cause|cuz|coz|cos)\b|,\s*(?:as|i|i'm|i've|we|we're|it|it's|"
+    r"they|that's)\b).*$",
+    re.I,
+)
+
+
+def a_convention(f: Filling) -> bool:
+    """ "metric" is "metric units" (the one template of its kind); a word said alone is no rule
+    ("metric" may answer a question)."""
+    if not re.search(r"\b(?:use|only|please|pls|always|from now on)\b", f.match.group(0), re.I):
+        return False
+    value = f.values["v"].lower()
+    f.values["v"] = f"{value} units" if value in ("metric", "imperial") else value
+    return True
 
 
 def stop_doing(f: Filling) -> bool:
@@ -231,6 +256,16 @@ RULES = [
         r"spelling|uk english|us english|"
         r"celsius|fahrenheit|24-hour time|12-hour time|iso dates)\b",
         "Use {v}",
+    ),
+    # a convention said bare, with "only", "please" or "always": "metric units only pls", "please
+    # use metric", "celsius please" ("Always use metric units" stays the rule it says)
+    rule(
+        r"^(?:(?:please|pls)[,\s]+)?(?:use )?"
+        r"(?P<v>metric(?: units)?|imperial(?: units)?|celsius|fahrenheit|british spelling|"
+        r"american spelling|24-hour time|iso dates)"
+        r"(?: only| always| from now on)?(?:,?\s*(?:please|pls|thanks))?\s*[.!]*$",
+        "Use {v}",
+        finish=a_convention,
     ),
     # "switch to american spelling pls": the convention changed (it replaces the one of its kind)
     rule(

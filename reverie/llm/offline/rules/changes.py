@@ -255,6 +255,20 @@ def about(f: Filling) -> bool:
     return said(f)
 
 
+#: The user owning a mix-up: the value they named is someone else's.
+_MIXED_UP = re.compile(
+    r"\b(?:forget (?:that|it)|mixed (?:it |that |them )?up|mix-?up|i meant|my (?:bad|mistake)|"
+    r"not me|typo|wrong)\b",
+    re.I,
+)
+
+
+def someone_elses(f: Filling) -> bool:
+    """ "My brother's the Arsenal fan" takes back the user's own line about Arsenal only in a
+    message that owns a mix-up ("forget that", "I mixed up …")."""
+    return bool(_MIXED_UP.search(f.message or f.match.string)) and about(f)
+
+
 def eats_again(f: Filling) -> bool:
     """ "I eat pork these days" ends the line saying the user does not ("Doesn't eat pork")."""
     f.values["v"] = f"doesn't eat {f.values.get('v', '')}"
@@ -311,6 +325,15 @@ RULES = [
         r"pls)?(?=\s*(?:[,.;!]|$))",
         "Gone: about {v}",
         finish=about,
+    ),
+    # the value said to be someone else's, in a message owning a mix-up: "forget that, I support
+    # Spurs. My brother's the Arsenal fan"
+    change(
+        r"\bmy (?:brother|sister|husband|wife|partner|dad|father|mom|mum|mother|son|daughter|"
+        r"friend|boyfriend|girlfriend|flatmate|roommate|colleague)(?:'s| is) the "
+        r"(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+)?) (?:fan|supporter|one)\b",
+        "Gone: about {v}",
+        finish=someone_elses,
     ),
     # "I eat pork these days", "I've come around on coriander": the line saying the opposite
     change(

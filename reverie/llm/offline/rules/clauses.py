@@ -192,7 +192,10 @@ STANDING_REQUEST = re.compile(
 
 CORRECTION_CUE = re.compile(
     r"^(?:actually|correction|sorry|no(?=\s*[,!-])|wait|oops|update|news|quick update|small update|"
-    r"quick fix|"
+    r"quick fix|(?:small|quick|slight|one) change|"
+    # a slip of the keyboard owned: "Ha, the phone changed it — my name is Jorge"
+    r"(?:(?:ha|haha|oops|ugh|argh),?\s*)?(?:the|my|stupid) (?:phone|keyboard|autocorrect) "
+    r"(?:changed|messed up|corrected|autocorrected|mangled)(?: it| that| my \w+)?|"
     r"small thing|scratch that|make that|changed my mind|i changed my mind|update on that|"
     r"change of plans?(?: on [a-z]+)?|on second thought|heads up)\b"
     r"[,:!\s-]*",
@@ -202,7 +205,9 @@ CORRECTION_CUE = re.compile(
 
 CHANGE_CUE = re.compile(
     r"\b(?:actually|i meant|i was wrong|now|currently|these days|nowadays|no longer|any ?more|"
-    r"since (?:last|this)|moved|relocated|switched|changed|new job|instead|replaces?)\b",
+    r"since (?:last|this)|moved|relocated|switched|changed|new job|instead|replaces?)\b"
+    # a spelling given letter by letter corrects one: "Jorge, with g", "with two Ls"
+    r"|\bwith (?:(?:an? |one )?[b-hj-z]|(?:two|double|three) [a-z]'?s?)(?=\s*(?:[,.;!]|$))",
     re.I,
 )
 
@@ -335,8 +340,13 @@ _CLAUSE_SPLIT = re.compile(
 #: "Sometimes,
 #: I …" and "As a kid, I …" stay whole, their adverb reaching the rest).
 _NEW_SUBJECT = re.compile(
-    r",\s+(?=(?:i'm|i am|i've|i have|i'd|i|we're|we are|we|my|he|she|he's|she's|they|they're)\s|"
-    r"(?:mostly|usually|sometimes|often)\s+(?:i|we)\b)",
+    r",\s+(?=(?:(?:and |but )?now )?"
+    r"(?:i'm|i am|i've|i have|i'd|i|we're|we are|we|my|he|she|he's|she's|they|they're)\s|"
+    r"(?:mostly|usually|sometimes|often)\s+(?:i|we)\b|"
+    # the user's subject left out before a move ("not in bologna anymore, moved to verona")
+    r"(?:(?:just|recently|finally) )?(?:moved|relocated) (?:back )?to\s|(?:living|based) in\s|"
+    # a diet said with no subject after the user's clause ("…, fully vegan")
+    r"(?:(?:fully|strictly|completely|totally) )?(?:vegan|vegetarian|pescatarian)\s*[.!]*$)",
     re.I,
 )
 #: A report with nothing after its verb reaches the clause before ("…, he said", "…, my brother
@@ -368,15 +378,31 @@ def clauses(sentence: str) -> list[str]:
 
 #: The words before the comma open with their own subject: a clause, not an adverbial ("From now on,
 #: we …", "Sometimes, I …").
+_LEAD = r"^(?:(?:honestly|actually|ok|okay|so|well|also|oh|anyway|update|btw)[,:]?\s+)?"
 _OWN_SUBJECT = re.compile(
-    r"^(?:(?:honestly|actually|ok|okay|so|well|also|oh|anyway|update|btw)[,:]?\s+)?"
-    r"(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b"
+    rf"{_LEAD}(?:(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b"
     # "Not Krakow anymore actually, we relocated …": the old value denied, a clause of its own
-    r"|^not [\w'’ -]{2,40}? any ?more\b",
+    r"|not [\w'’ -]{2,40}? any ?more\b)",
     re.I,
 )
 
 
+#: A move with its subject left out: the subject is the clause before's, so it must be the user.
+_DIET_AFTER = re.compile(
+    r"(?:(?:fully|strictly|completely|totally) )?(?:vegan|vegetarian|pescatarian)\b", re.I
+)
+_MOVE_LEFT_SUBJECT = re.compile(
+    rf"(?:(?:just|recently|finally) )?(?:moved|relocated) |(?:living|based) in |"
+    rf"{_DIET_AFTER.pattern}",
+    re.I,
+)
+#: What the clause before a bare diet must be about.
+_ABOUT_EATING = re.compile(r"\b(?:eat|eating|ate|meat|animal products|dairy|fish|diet)\b", re.I)
+#: The user as the subject (not "my sister"), or the old value denied.
+_USER_SUBJECT = re.compile(
+    rf"{_LEAD}(?:(?:i|i'm|i've|we|we're|we've)\b|not [\w'’ -]{{2,40}}? any ?more\b)",
+    re.I,
+)
 #: An instruction to the agent opening the words before the comma ("switch to Celsius, …").
 _TO_AGENT_FIRST = re.compile(
     r"^(?:(?:actually|ok|okay|so|please|pls|and)[,]?\s+)*(?:switch|change|go back|use|reply|answer|"
@@ -404,6 +430,10 @@ def _at_new_subjects(part: str) -> list[str]:
         end = cuts[i + 1].start() if i + 1 < len(cuts) else len(part)
         right = part[m.end() : end]
         own = _OWN_SUBJECT.match(left) or with_subject(left) != left
+        if _MOVE_LEFT_SUBJECT.match(part, m.end()) and not _USER_SUBJECT.match(left):
+            continue  # "my sister is in Rome, moved there in May": the sister moved
+        if _DIET_AFTER.match(part, m.end()) and not _ABOUT_EATING.search(left):
+            continue  # "I love cooking, vegetarian": a diet only after words about eating
         if _TO_AGENT_FIRST.match(left) and not _HEDGE_BACK.search(right):
             # "Actually switch to Celsius, I'm trying to get used to it": the plan is the user's,
             # the instruction stands

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache, wraps
+from functools import cached_property, lru_cache, wraps
 from typing import Any, TypeVar
+
+from . import gate as _gate
 
 __all__ = [
     "USER",
@@ -67,7 +69,7 @@ Finish = Callable[[Filling], bool]
 
 @dataclass(frozen=True)
 class Rule:
-    pattern: re.Pattern[str]
+    source: str  # the pattern, compiled on first use (``pattern``) behind its gate
     # {v} value, {o} old value, {k} kind word, {d} date, {p} project, {v3} free text in 3rd person
     template: str
     kinds: tuple[tuple[str, Check], ...]  # (group, check) pairs every match must satisfy
@@ -84,6 +86,17 @@ class Rule:
     finish: Finish | None = field(default=None, compare=False)
     # the filled fact read as several ("Uses Django 5 with PostgreSQL 16" → one line per tool)
     split: Callable[[str], list[str]] | None = field(default=None, compare=False)
+    flags: int = re.I
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """Compiled on first use: importing the engine compiles no rule (``gate``)."""
+        return re.compile(self.source, self.flags)
+
+    @cached_property
+    def gate(self) -> _gate.Gate:
+        """The literals a match needs, in lower case (``gate``)."""
+        return _gate.required(self.source, self.flags)
 
 
 def rule(
@@ -100,7 +113,7 @@ def rule(
     split: Callable[[str], list[str]] | None = None,
 ) -> Rule:
     return Rule(
-        re.compile(pattern, re.I),
+        pattern,
         template,
         tuple((kinds or {}).items()),
         mark,

@@ -28,8 +28,10 @@ __all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all"]
 _CUE = re.compile(
     r"\b(?:actually|sorry|mistake|wrong|typo|autocorrect|i meant|i mean|wait|oops|correction|not "
     r"\w+|"
-    r"changed my mind|they moved|moved it|slipped|update|pushed|upgrade|spelled|spelt|mistyped|"
-    r"misspelled|meant|scratch that|second thought)\b",
+    r"changed my mind|they moved|moved it|slipped|update|pushed|extended|postponed|upgrade|"
+    r"spelled|spelt|mistyped|"
+    r"misspelled|meant|scratch that|second thought)\b"
+    r"|\bwith (?:(?:an? |one )?[b-hj-z]|(?:two|double|three) [a-z]'?s?)(?=\s*(?:[,.;!]|$))",
     re.I,
 )
 _DATE = rf"(?P<d>{DATE_PHRASE})"
@@ -41,7 +43,9 @@ NOW = re.compile(
 )
 #: A date corrected is said to have moved.
 _DATE_CUE = re.compile(
-    r"\b(?:moved|slipped|postponed|pushed|deadline|new date|rescheduled|delayed|changed)\b", re.I
+    r"\b(?:moved|slipped|postponed|pushed|deadline|due date|new date|rescheduled|delayed|"
+    r"changed)\b",
+    re.I,
 )
 
 
@@ -128,9 +132,20 @@ _BARE = r"(?:(?:an?|the) )?(?P<{g}>[\w'’.+#-]+(?: [\w'’.+#-]+){{0,2}}?)"
 _NEW, _OLD = _BARE.format(g="v"), _BARE.format(g="o")
 #: An event of a team's calendar, as said ("standup", "1:1s", "the 1:1 with Priya", "team meeting").
 _EVENT = r"[a-z0-9:-]+(?: [a-z0-9:-]+)?(?: with (?-i:[A-Z])[\w'’-]+)?"
+#: A weekday and its time, said with "at" or bare ("Wednesday 10:30", "Friday 3pm"); a bare number
+#: with no colon or am/pm is no time ("Wednesday 3 times").
 _CADENCE = (
     r"(?P<v>(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:at|@)\s+\d{1,2}(?::\d{2})?"
-    r"\s*(?:am|pm)?)?)"
+    r"\s*(?:am|pm)?|\s+\d{1,2}(?::\d{2}\s*(?:am|pm)?|\s*(?:am|pm)))?)"
+)
+#: When a moved meeting takes its new time: "From next week, …", "Starting Monday …".
+_FROM_WHEN = (
+    r"(?:(?:from|starting|as of|beginning) (?:next|this|the) (?:week|month)|(?:from|starting) "
+    r"(?:now|monday|tomorrow|january|february|march|april|may|june|july|august|september|october|"
+    r"november|december))?,?\s*"
+)
+_MOVED_VERB = (
+    r"(?:moved|moves|(?:is|are|'s) moving|will move|changed|changes|pushed|shifted|shifts|bumped)"
 )
 
 
@@ -295,9 +310,9 @@ RULES = [
     ),
     *rules_of(
         (
-            rf"^(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are )?(?:been "
-            r")?"
-            rf"(?:moved|changed|pushed|shifted|bumped)(?: back| forward| up)? to {_CADENCE}\b",
+            rf"^{_FROM_WHEN}(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is "
+            r"|are )?(?:been )?"
+            rf"{_MOVED_VERB}(?: back| forward| up)? to {_CADENCE}\b",
             rf"\b(?:moved|changed|shifted|pushed|switched) (?:the |our |my )(?P<e>{_EVENT}) to "
             rf"{_CADENCE}\b",
         ),
@@ -361,7 +376,8 @@ RULES = [
     ),
     change(
         r"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day) is|(?:it's|its|it "
-        rf"is)(?= (?:{DATE_PHRASE})\s+now\b)|(?:moved|pushed|postponed|"
+        rf"is)(?= (?:{DATE_PHRASE})\s+now\b)|(?:(?:was|were|has been|have been|got|is|'s been) )?"
+        r"(?:moved|pushed|postponed|extended|"
         r"changed|delayed|slipped) (?:it |the [a-z]+(?: [a-z]+)? )?(?:back )?to) "
         rf"(?:on )?{_DATE}\b",
         "Now: date {d}",
@@ -589,7 +605,9 @@ def _children(files: dict[str, list[str]], value: str, _said: str) -> list[tuple
 
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 _WHEN = re.compile(
-    rf"\b(?:every |on )?{_WEEKDAY}(?:\s+(?:at|@)\s+\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?)?", re.I
+    rf"\b(?:every |on )?{_WEEKDAY}(?:\s+(?:at|@)\s+\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?"
+    r"|\s+\d{1,2}(?::\d{2}\s*(?:am|pm)?|\s*(?:am|pm)))?",
+    re.I,
 )
 
 

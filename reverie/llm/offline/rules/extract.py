@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import date
+from functools import cache
 
 from ..framing import reversed_feeling
 from . import agent, languages, likes, pets
@@ -31,6 +32,7 @@ from .clauses import (
 from .coordination import coordinated, each
 from .core import SOUL, Fact, Rule
 from .fill import fill
+from .gate import Index
 from .person import third_person
 from .templates import FACT_KINDS, canon, is_suspicious_rule, normalize
 
@@ -81,13 +83,31 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
 def _read(clause: Clause, said_on: date | None, found: _Found) -> bool:
     """Run every rule over the clause: True when one gave a fact."""
     read = False
-    for rule in RULES:
-        if not _applies(rule, clause, read):
+    lowered = gated(clause.text)
+    allowed = _index().passing(lowered) if lowered is not None else None
+    for n, rule in enumerate(RULES):
+        if (allowed is not None and not allowed[n]) or not _applies(rule, clause, read):
             continue
         for m in _matches(rule, clause):
             for text in _readings(rule, m, clause, said_on):
                 read = _keep(text, rule, clause, found) or read
     return read
+
+
+#: Whether rules are gated by their literals (``gate``); off only to compare the two.
+GATED = True
+
+
+@cache
+def _index() -> Index:
+    """The gates of ``RULES``, in their order (read on first use, not at import)."""
+    return Index([rule.gate for rule in RULES])
+
+
+def gated(text: str) -> str | None:
+    """The text as the gates read it: lower case, or None (every rule tried) for text that is not
+    ASCII or when gating is off."""
+    return text.lower() if GATED and text.isascii() else None
 
 
 def _applies(rule: Rule, clause: Clause, read: bool) -> bool:

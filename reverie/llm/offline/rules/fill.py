@@ -68,6 +68,11 @@ def _values(
             values[key] = clean(groups[key], template.startswith(_PROPER) or key == "p")
             if template.startswith(_PLACES):
                 values[key] = place_name(values[key])  # "tel aviv" → "Tel Aviv"
+    for key, value in values.items():
+        # the template's own word is not said twice ("Deadline for {v}" of "for the library")
+        before = re.search(rf"(\w+) \{{{key}\}}", template)
+        if before and value.lower().startswith(before.group(1).lower() + " "):
+            values[key] = value[len(before.group(1)) + 1 :]
     if "b" in groups:
         values["b"] = groups["b"].strip()
     for key in ("t", "e", "n"):

@@ -88,6 +88,11 @@ def allergen_noun(f: Filling) -> bool:
     return True
 
 
+def wholly(f: Filling) -> bool:
+    """ "mostly vegan" is no diet the user keeps."""
+    return "mostly" not in f.match.group(0).lower()
+
+
 RULES = [
     rule(
         r"\bi(?:'m| am) (?:(?:severely|very|a bit|slightly|mildly) )?(?P<v>lactose|gluten) "
@@ -103,6 +108,19 @@ RULES = [
         "Allergic to {v}",
         {"v": is_allergen},
         "permanent",
+    ),
+    # an allergy given as the reason of a rule: "never suggest anything with peanuts, I'm
+    # allergic", "no shellfish in recipes please, I'm allergic"
+    rule(
+        r"\b(?:never|don't|do not|no)\b[^.;]{0,40}?\b(?:with|containing|that has|that have)? ?"
+        r"(?!with\b|containing\b)(?P<v>[a-z]+(?: [a-z]+)?)(?: in [a-z ]{2,20}?)?(?: please)?"
+        r"\s*,?\s*(?:because |since |as |cause )?i(?:'m| am) "
+        r"(?:(?:severely|seriously|very|deathly|badly|really|super) )?"
+        r"allergic\b(?! to)",
+        "Allergic to {v}",
+        {"v": is_allergen},
+        "permanent",
+        negative=True,
     ),
     # "Allergic to shellfish, and to penicillin"
     rule(
@@ -121,7 +139,12 @@ RULES = [
         "permanent",
         finish=allergen_noun,
     ),
-    rule(r"\bi(?:'m| am) (?:an? )?(?P<v>vegetarian|vegan|pescatarian)(?![\w-])", "Is {v}"),
+    rule(
+        r"\bi(?:'m| am) (?:an? )?(?:(?:fully|strictly|completely|totally|100% |mostly )\s*)?"
+        r"(?P<v>vegetarian|vegan|pescatarian)(?![\w-])",
+        "Is {v}",
+        finish=wholly,
+    ),
     rule(
         r"\b(?:i(?:'ve| have)? )?(?:gone|went|switched|moved|am going|'m going) back to (?:being "
         r")?(?:an? )?"

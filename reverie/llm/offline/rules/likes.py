@@ -112,7 +112,54 @@ def capital_name(f: Filling) -> bool:
 _NOT_NAMES = frozenset("this that it mine music rock jazz pop metal football food it's".split())
 
 
+#: An object said before "I like": a short noun phrase that opens its clause or follows ", and".
+_FRONTED = (
+    r"(?:^|,\s*(?:and |but )?)(?:the |those |these )?(?P<v>[a-z][\w'-]*(?: [a-z][\w'-]*){0,3})"
+)
+#: The verb ends the clause, but for how much ("very much", "at all").
+_FRONTED_END = r"(?: (?:very much|so much|a lot|the most|at all|much|either|too|as well))?\s*[.!]*$"
+#: Words that make a fronted phrase no object: a relative or a quantifier ("what I like", "all
+#: the people I love"), a pronoun, a verb of the clause before.
+_NOT_FRONTED = word_set(
+    "what which that who whom whose everything anything something nothing all everyone "
+    "someone anyone people person one ones it this i you he she we they me him her us them is "
+    "are was were be been do does did have has had if when because so as than"
+)
+
+
+def is_fronted(value: str) -> bool:
+    """A fronted object is a thing, with no word of a clause or a relative in it."""
+    words = value.lower().split()
+    return not set(words) & _NOT_FRONTED and is_thing(value)
+
+
+#: A pet the message says the user just got or has ("we got a cat and …").
+_PET_GOT = re.compile(
+    r"\b(?:i|we)(?:'ve| have)? (?:just |finally |recently )?(?:got|gotten|adopted|have|brought "
+    r"home|took in|rescued) (?:a|an|our|my|another) (?:new |little "
+    r"|rescue )?(?P<k>cat|dog|rabbit|hamster|parrot|horse|ferret)\b",
+    re.I,
+)
+
+
+def the_pet_kind(f: Filling) -> bool:
+    """ "I'm obsessed with her" after "we got a cat": a like of cats (it ends ``Dislikes cats``)."""
+    m = _PET_GOT.search(f.message or f.match.string)
+    if not m:
+        return False
+    f.values["v"] = m.group("k").lower() + "s"
+    return True
+
+
 RULES = [
+    # a feeling about a pet just named: "we got a cat and I'm completely obsessed with her"
+    rule(
+        r"\bi(?:'m| am) (?:(?:completely|totally|so|absolutely|utterly|already|just) )*"
+        r"(?:obsessed with|in love with|smitten with|besotted with|crazy about) "
+        r"(?:her|him|it|them)\b",
+        "Likes {v}",
+        finish=the_pet_kind,
+    ),
     # "Got into running this year", "I've really gotten into climbing": an activity taken up (a
     # gerund only: "got into Oxford", "got into trouble" are none)
     rule(
@@ -137,6 +184,26 @@ RULES = [
         {"v": is_specific},
         "correction",
         change=True,
+        negative=True,
+    ),
+    # an object said first, the feeling last: "fish I love very much", "the new remix things I
+    # don't like at all" (the clause ends with the verb and its degree)
+    rule(
+        rf"{_FRONTED} i (?:really |just |also )?(?:don't|do not) (?:like|enjoy|care for)"
+        rf"{_FRONTED_END}",
+        "Dislikes {v}",
+        {"v": is_fronted},
+        negative=True,
+    ),
+    rule(
+        rf"{_FRONTED} i (?:really |just |also |truly )?(?:like|love|enjoy|adore){_FRONTED_END}",
+        "Likes {v}",
+        {"v": is_fronted},
+    ),
+    rule(
+        rf"{_FRONTED} i (?:really |just )?(?:hate|can't stand|cannot stand|detest){_FRONTED_END}",
+        "Dislikes {v}",
+        {"v": is_fronted},
         negative=True,
     ),
     # likes, dislikes, preferences
@@ -443,11 +510,18 @@ CANON = [
 
 #: Said after a like, these qualify the saying, not the thing ("I love traveling too").
 _LIKE_TAIL = re.compile(
-    r"\s+(?:too|also|as well|a lot|so much|very much|the most|most of all|more than anything|at "
-    r"all|"
+    r"(?:^|\s+)(?:too|also|as well|a lot|so much|very much|the most|most of all|"
+    r"more than anything|at all|"
     r"personally|for sure|honestly|though|"
     r"(?:even |all the |much |so much |way )?more(?: than ever| than before| now)?)$",
     re.I,
+)
+
+
+#: Words of degree or quantity: a like's object is never only these ("Likes very much").
+_DEGREE = word_set(
+    "very much so a lot lots loads tons really quite the most all at everything anything "
+    "nothing something both either neither any some more less best least"
 )
 
 
@@ -492,12 +566,21 @@ def liked(text: str) -> str | None:
     trailing qualifier; any other line is returned as it is."""
     for head in ("Dislikes ", "Allergic to ", "Prefers "):
         if text.startswith(head):
-            return head + _LIKE_TAIL.sub("", text.removeprefix(head).strip())
+            value = _LIKE_TAIL.sub("", text.removeprefix(head).strip())
+            return None if _no_object(value) else head + value
     head, _, value = text.partition(" ")
     if head != "Likes":
         return text
-    lasting = _lasting(_LIKE_TAIL.sub("", value.strip()))
+    value = _LIKE_TAIL.sub("", value.strip())
+    lasting = None if _no_object(value) else _lasting(value)
     return f"{head} {lasting}" if lasting else None
+
+
+def _no_object(value: str) -> bool:
+    """The words after the verb are only how much, or how many, or a pronoun: no thing is named
+    ("fish I love very much", "the remixes I don't like at all", "I like them all")."""
+    words = [w.strip(".,!'\"") for w in value.lower().split()]
+    return all(w in _DEGREE or w in _OBJECT_PRONOUNS or w in _PERSONAL for w in words)
 
 
 def _lasting(value: str) -> str | None:

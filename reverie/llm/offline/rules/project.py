@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .core import MEMORY, Filling, rule
-from .lexicon import CADENCE, NOT_NAMES, PROJECT_NOUN
+from .lexicon import CADENCE, DATABASES, NOT_NAMES, PROJECT_NOUN
 from .person import third_person
 from .phrases import NAME, PSTOP, VAL
 from .values import clean, is_place, is_project, is_specific, is_tech, is_tool
@@ -109,6 +109,12 @@ def is_tool_list(value: str) -> bool:
 def _a_tool_no_place(value: str) -> bool:
     """A tool a team moves to, never a town it moves to ("we moved from Bombay to Pune")."""
     return is_tool(value) and not is_place(value)
+
+
+def a_database(value: str) -> bool:
+    """A database: the one kind of tool a correction with no old value names the line of (the
+    file's one database line); "we picked Vue instead" would leave the old framework beside it."""
+    return is_tech(value) and value.strip().lower() in DATABASES
 
 
 RULES = [
@@ -215,12 +221,13 @@ RULES = [
         finish=keep_at,
     ),
     rule(
-        r"^(?:our |my )?(?P<e>daily standup|standup|stand-up|retro|retrospective|sprint planning|"
+        r"^(?:our |my )?(?P<e>(?:team |weekly |monthly )?(?:daily standup|standup|stand-up|retro|"
+        r"retrospective|sprint planning|"
         r"planning|demo|"
         r"sync|releases?|deploys?|deployments?|sprints?|check-in|check in|staff meeting|team "
         r"meeting|huddle|"
         r"staff huddle|all-hands|1:1|one-on-one|design critique|critique|code review|review|weekly "
-        r"call|call)"
+        r"call|call))"
         r"(?: (?:with|at) (?:the |our |my )?[a-z][\w ]{1,30}?)? (?:is|are|happens?|takes place) "
         r"(?P<v>(?:at|on|every|"
         r"each|once|twice|weekly|daily|biweekly|fortnightly|mondays|tuesdays|wednesdays|thursdays|"
@@ -319,6 +326,14 @@ RULES = [
         r"(?=\s*(?:[,.;!?]|$)|\s+(?:instead|for|now|then)\b)",
         "Uses {v}",
         {"v": is_tech},
+        change=True,
+    ),
+    # a choice said against the old one: "team voted postgres instead", "we picked Vue instead"
+    rule(
+        r"\b(?:we|the team|team|we all)(?:'ve| have)? (?:voted(?: for)?|picked|chose|settled on|"
+        r"opted for|went with) (?P<v>[^,.;:!?()]{1,40}?)(?=\s+instead\b)",
+        "Uses {v}",
+        {"v": a_database},
         change=True,
     ),
     # "we switched the analytics service to ClickHouse"

@@ -93,8 +93,12 @@ RULES = [
         finish=what_is_due,
     ),
     rule(
-        rf"\b(?:the |our |my )?(?P<v>[\w-]+(?: [\w-]+(?:\.\w+)*){{0,3}}) (?:is|are) due (?:on |by "
-        rf")?{_DATE}\b",
+        # the subject opens with no preposition, and may end with what it is for ("the grant
+        # application for the school library"): never "Deadline for for the school library"
+        rf"\b(?:the |our |my )?(?P<v>(?!(?:for|of|to|in|on|with|about|from|by)\b)[\w-]+"
+        rf"(?: [\w-]+(?:\.\w+)*){{0,3}}"
+        rf"(?: (?:for|of) (?:the |our |my )?[\w-]+(?: [\w-]+){{0,2}})?) (?:is|are) due "
+        rf"(?:on |by )?{_DATE}\b",
         "Deadline for {v}: {d}",
         {"v": is_any_thing},
         "ephemeral",

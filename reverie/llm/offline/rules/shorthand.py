@@ -39,6 +39,13 @@ _APOSTROPHES = {
     "theyre": "they're",
     "youre": "you're",
     "weve": "we've",
+    # the cues of change typed in a hurry: a correction's cue misspelt is still its cue
+    "actualy": "actually",
+    "acutally": "actually",
+    "actully": "actually",
+    "actaully": "actually",
+    "anymroe": "anymore",
+    "annymore": "anymore",
     "pls": "please",
     "plz": "please",
     "thx": "thanks",
@@ -52,6 +59,12 @@ _TAIL_TAG = re.compile(
     re.I,
 )
 _HERE = re.compile(r"\s+here\s*([.!]*)$", re.I)
+#: The same tags, and other fillers typed after a phrase, before its comma or stop: never part of
+#: a fact ("cant stand dark mode tbh, light theme forever" dislikes "dark mode").
+_FILLER = re.compile(
+    r"\s+(?:tbh|tbf|ngl|imo|imho|fwiw|btw|fyi|tho|lowkey|honestly|srsly)\b(?=\s*(?:[,.;:!?]|$))",
+    re.I,
+)
 
 
 #: "were on django 5": "we're", where "were" cannot be the past (no subject before it).
@@ -60,9 +73,14 @@ _WERE = re.compile(
 )
 
 
+#: "w" and "w/" for "with" before a word ("anything w peanuts").
+_WITH = re.compile(r"(?<![\w/])w/?(?= [a-z])", re.I)
+
+
 def spelled(message: str) -> str:
-    """The message with its apostrophes put back ("im" → "I'm", "dont" → "don't")."""
-    message = _WERE.sub("we're ", message)
+    """The message with its apostrophes put back ("im" → "I'm", "dont" → "don't"), "w" read as
+    "with"."""
+    message = _WITH.sub("with", _WERE.sub("we're ", message))
 
     def put(m: re.Match[str]) -> str:
         word = m.group(1)
@@ -132,7 +150,8 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            rf"^(?:(?:vegan|vegetarian|pescatarian|veggie|celiac|coeliac|(?:type [12] )?diabetic|"
+            rf"^(?:(?:(?:fully|strictly|completely|totally) )?(?:vegan|vegetarian|pescatarian|"
+            rf"veggie|celiac|coeliac|(?:type [12] )?diabetic|"
             rf"pre-?diabetic|(?:lactose|gluten) intolerant){_DIET_END}|"
             r"(?:really |honestly |definitely )?not (?:a |the )?(?:big |huge )?fan of\b|"
             r"(?:a )?(?:big |huge )?fan of\b|(?:severely |seriously |mildly |deathly |very "
@@ -147,7 +166,8 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"^(?:can't stand|cannot stand|love|hate|adore|grew up|moved (?:to|from)|keep halal|"
+            r"^(?:can't stand|cannot stand|love|hate|adore|grew up|moved (?:to|from)|"
+            r"relocated (?:back )?to|keep halal|"
             r"don't like|"
             r"do not like|don't enjoy|really don't like|"
             r"don't eat|do not eat|don't drink|have (?:type [12] )?(?:diabetes|asthma|celiac|"
@@ -163,7 +183,7 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
 def with_subject(clause: str) -> str:
     """The clause as a full statement: a label read as its sentence, a missing subject put back
     ("Vegan since 2018" → "I'm vegan since 2018"), a tag at the end dropped ("veggie fyi")."""
-    text = _TAIL_TAG.sub(r"\1", clause).strip()
+    text = _FILLER.sub("", _TAIL_TAG.sub(r"\1", clause)).strip()
     for rx, sentence in _LABELS:
         m = rx.match(text)
         if m:

@@ -122,9 +122,14 @@ def is_unknown_place(value: str) -> bool:
 _BARE_ONLY = word_set("time home remote remotely night nights weekends school university college")
 
 
+#: A number with a letter or two: a school class, a form, a room or a flat ("class teacher for
+#: 7B", "we're in 4C"), never an employer said alone.
+_CODE = re.compile(r"\d{1,3}[a-z]{0,2}", re.I)
+
+
 def is_org(value: str) -> bool:
     words = {w.strip(".,").lower() for w in value.split()} - {"the"}
-    if not words or words <= _BARE_ONLY:
+    if not words or words <= _BARE_ONLY or _CODE.fullmatch(value.strip()):
         return False
     return _is_proper(value, max_words=5, digits=True) and not (
         words & ((NOT_ORG - _BARE_ONLY) | LANGUAGES)
@@ -155,7 +160,11 @@ def is_role(value: str) -> bool:
     words = [w.strip(".,").lower() for w in _tokens(value)]
     return (
         0 < len(words) <= 4
-        and words[-1] in ROLES
+        and (
+            words[-1] in ROLES
+            or words[-2:-1] in (["deputy"], ["assistant"])
+            and words[-1] == "head"
+        )
         and all(re.fullmatch(r"[a-z-]+", w) for w in words)
         and not (set(words) & (VAGUE | TIME_WORDS | EVALUATIVE))
     )

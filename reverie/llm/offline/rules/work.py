@@ -14,11 +14,13 @@ from .lexicon import ROLES
 from .phrases import OLDTO, PLACE, PROMOTED, VAL, I
 from .values import is_firm, is_org, is_role, is_specific
 
-_ROLE_NOUN = "|".join(sorted(ROLES, key=len, reverse=True))
+# longest first; ties in a fixed order, so the pattern's text (and its gate's key) is the same in
+# every process whatever the hash seed
+_ROLE_NOUN = "|".join(sorted(ROLES, key=lambda r: (-len(r), r)))
 #: A job title of up to four words, ending where a preposition or a clause begins.
 _ROLE = (
     r"(?P<v>(?:[\w-]+ ){0,4}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|"
-    r"which|"
+    r"which|last|this|"
     r"from|by|on)\b|[,.;:!?()]|$)"
 )
 
@@ -52,6 +54,16 @@ def a_new_start(f: Filling) -> bool:
 
 def promoted(f: Filling) -> bool:
     return bool(re.search(rf"\b{PROMOTED}\b", f.message or f.match.string, re.I))
+
+
+_AS_TITLE = re.compile(rf"\s+as (?:an? |the )?{_ROLE}", re.I)
+
+
+def as_a_title(f: Filling) -> bool:
+    """ "I'm at X as Y" names an employer only when Y is a job title (not "with Tom as a
+    friend")."""
+    m = _AS_TITLE.match(f.match.string, f.match.end())
+    return bool(m and is_role(m.group("v")))
 
 
 RULES = [
@@ -113,6 +125,28 @@ RULES = [
         {"v": is_role},
     ),
     rule(rf"\bi(?:'m| am) (?:now |currently )?(?:an?|the) {_ROLE}", "Works as {v}", {"v": is_role}),
+    # an employer and a title said together: "now I'm at Bradesco as regional coordinator"
+    rule(
+        rf"\bi(?:'m| am) (?:now )?(?:at|with) {PLACE}(?=\s+as (?:an? |the )?[a-z])",
+        "Works at {v}",
+        {"v": is_org},
+        finish=as_a_title,
+    ),
+    rule(
+        rf"\bi(?:'m| am) (?:now )?(?:at|with) [^,.;]{{1,60}}? as (?:an? |the )?{_ROLE}",
+        "Works as {v}",
+        {"v": is_role},
+    ),
+    # a title given by the user's superiors: "the principal made me deputy head", "my boss
+    # appointed me team lead"
+    rule(
+        r"\b(?:the (?:principal|head|headteacher|director|board|boss|company|school|management)|"
+        r"my (?:boss|manager|director|principal|company)|management) (?:has |have )?(?:made|"
+        rf"appointed|named|promoted) me (?:to )?(?:an? |the )?{_ROLE}",
+        "Works as {v}",
+        {"v": is_role},
+        change=True,
+    ),
     # titles said without an article: "I'm CTO and co-founder of …", "head of the science
     # department"
     rule(

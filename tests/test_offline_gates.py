@@ -1,0 +1,129 @@
+"""The rules' gates (``reverie/llm/offline/rules/gate.py``): a rule's pattern is compiled on first
+use and tried on a clause only when the literals a match needs are in it. The gate must change no
+fact: it is a necessary condition read from the pattern's parse tree, checked here on every corpus
+the engine is measured on (one sentence in three, to keep the file to seconds) and on patterns
+built for the parts a reader could get wrong (alternations, optional parts, lookarounds, classes).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import offline_corpus as oc
+import offline_statements as st
+import pytest
+
+from reverie.llm.offline.rules import extract as ex
+from reverie.llm.offline.rules import gate
+from reverie.llm.offline.rules.clauses import message_clauses
+
+
+def test_the_shipped_table_is_current() -> None:
+    """``python -m reverie.llm.offline gates`` after editing a rule (a stale table is only slower:
+    its missing patterns are parsed on first use)."""
+    shipped = gate.table()
+    stale = [r.source[:60] for r in ex.RULES if shipped.get(gate.key(r.source, r.flags)) is None]
+    assert not stale, f"run `python -m reverie.llm.offline gates`: {stale[:3]}"
+    for r in ex.RULES:
+        assert shipped[gate.key(r.source, r.flags)] == gate.literals(r.source, r.flags)
+
+
+def _texts() -> list[str]:
+    texts = [t for w in st.TUNING for i in st.items(w) for t in i.turns]
+    for block in (oc.POSITIVE, oc.NEGATIVE, oc.HELDOUT_POSITIVE, oc.HELDOUT_NEGATIVE, oc.FRAMED):
+        for line in block.splitlines():
+            line = line.strip()
+            if line and not line.startswith("#"):
+                texts.append(line.split(" | ")[0].split(": ", 1)[-1])
+    return texts[::3]
+
+
+def test_the_gate_changes_no_fact_on_any_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = _texts()
+    assert len(texts) > 1000
+    gated = [[f.text for f in ex.extract_facts(t, st.SAID_ON)] for t in texts]
+    monkeypatch.setattr(ex, "GATED", False)
+    every = [[f.text for f in ex.extract_facts(t, st.SAID_ON)] for t in texts]
+    assert [t for t, a, b in zip(texts, gated, every) if a != b] == []
+    assert sum(map(len, gated)) > 300  # the corpora give facts: the comparison is not empty
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matching", "refused"),
+    [
+        # an alternation: one of its branches' literals ("i do" + "n't" or " not")
+        (r"\bi (?:don't|do not) like (?P<v>\w+)", "I do not like tea", "I never like tea"),
+        # optional parts give nothing, required ones all count
+        (r"(?:my )?dog (?:is )?named \w+", "dog named Rex", "my dog is called Rex"),
+        # a positive lookahead's text is in the text too
+        (r"\bmoved(?= to)", "we moved to Leeds", "we moved in"),
+        # a branch whose literals differ: either will do
+        (r"\b(?:a|b)c|d", "d", "ab"),
+        # a negative lookahead and an optional part give nothing
+        (r"x(?!yz)y?[a-z]+", "xq", "yq"),
+        (r"(?:ab){2,}c", "ababc", "abab"),
+        # a part under (?-i:…) is still gated in lower case: the gate only ever lets more through
+        (r"(?-i:[A-Z])\w+ is my (?:team|club)", "Spurs is my team", "Spurs is my dog"),
+    ],
+)
+def test_literals_read_from_the_parse_tree(pattern: str, matching: str, refused: str) -> None:
+    index = gate.Index([gate.literals(pattern, re.I)])
+    assert re.search(pattern, matching, re.I)
+    assert index.passing(matching.lower()) == [True]
+    assert not re.search(pattern, refused, re.I)
+    assert index.passing(refused.lower()) == [False]
+
+
+def test_a_pattern_with_no_required_literal_has_no_gate() -> None:
+    assert gate.literals(r"[a-z]+\d?", re.I) == ()
+    assert gate.Index([()]).passing("anything") == [True]
+
+
+def test_every_rule_s_gate_lets_its_own_matches_through() -> None:
+    """For each rule, the clauses of the corpora it matches pass its gate (a gate that refused one
+    would lose a fact silently)."""
+    index = gate.Index([r.gate for r in ex.RULES])
+    clauses = {c.text for t in _texts() for c in message_clauses(t) if c.text.isascii()}
+    for text in clauses:
+        allowed = index.passing(text.lower())
+        for n, r in enumerate(ex.RULES):
+            if not allowed[n]:
+                assert not r.pattern.search(text), (r.source[:80], text)
+
+
+def test_a_missing_or_broken_table_is_slower_never_wrong(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = tmp_path / "gates.json"
+    broken.write_text("{not json", encoding="utf-8")
+    monkeypatch.setattr(gate, "TABLE", broken)
+    gate.table.cache_clear()
+    try:
+        with caplog.at_level(logging.WARNING, logger=gate.__name__):
+            assert gate.table() == {}
+        assert "cannot read" in caplog.text
+        r = ex.RULES[0]
+        assert gate.required(r.source, r.flags) == gate.literals(r.source, r.flags)
+    finally:
+        gate.table.cache_clear()
+
+
+def test_importing_the_engine_compiles_no_rule() -> None:
+    code = (
+        "from reverie.llm.offline.rules import extract as e; "
+        "print(sum('pattern' in r.__dict__ for r in e.RULES), len(e.RULES))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    compiled, total = map(int, out.stdout.split())
+    assert compiled == 0 and total > 300
+
+
+def test_the_table_is_json_of_strings() -> None:
+    raw = json.loads(gate.TABLE.read_text(encoding="utf-8"))
+    assert all(isinstance(s, str) for g in raw["gates"].values() for need in g for s in need)
