@@ -13,9 +13,12 @@ the README starts where the README's tutorial does after ``reverie init``: with 
 What a page may say about a block, in an HTML comment on the line before its fence:
 
 - ``<!-- output -->`` before a ``text`` block: it is the output of the block just before it
-  (stdout and stderr), compared line by line, blank lines and trailing spaces left out. ``…`` inside a line matches any text; a line that is only ``…`` matches any lines.
-  Commit ids (7-40 hex digits) and ``YYYY-MM-DD HH:MM`` times match any others; the scratch
-  home folder is shown as ``/home/you``.
+  (stdout and stderr), compared line by line, blank lines left out. ``…`` inside a line matches
+  any text; a line that is only ``…`` matches any lines. What differs from run to run matches
+  any other value of its shape: commit ids (7-40 hex digits), ``YYYY-MM-DD HH:MM`` times, token
+  counts, durations, "N minutes ago", a temporary folder's name, and the runs of spaces and
+  rules that a table's column widths make (``VARIES``); every other character is compared. The
+  scratch home folder is shown as ``/home/you``.
 - ``<!-- server: N -->``: the block starts something that runs until stopped (a server); it is
   sent SIGINT after N seconds, and must not have exited with an error before then.
 - ``<!-- not run: REASON -->``: the block is not executed (it needs what a test machine cannot
@@ -184,8 +187,25 @@ HEX = re.compile(
 TIME = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d)?(\.\d+)?([+-]\d\d:\d\d|Z)?")
 
 
+#: What differs between two runs of one block, each shape replaced by one placeholder on both
+#: sides (the words around it are still compared): a model's token counts, a duration, a time
+#: relative to now, a temporary folder's random name, and the width of a table's columns and rules
+#: (they follow the longest cell, which holds an id or a time).
+VARIES = [
+    (re.compile(r"\b\d[\d,]*(?:\+\d[\d,]*)? tokens\b"), "<n> tokens"),
+    (re.compile(r"\b\d+(?:\.\d+)? ?(?:ms|s)\b"), "<duration>"),
+    (re.compile(r"\b\d+ (?:second|minute|hour|day)s? ago\b"), "<ago>"),
+    (re.compile(r"(/tmp|/var/tmp)/[^\s/:'\"]+"), r"\1/<temp>"),
+    (re.compile(r"[─━═]{2,}|-{3,}|={3,}"), "───"),
+    (re.compile(r"\s+"), " "),
+]
+
+
 def _norm(line: str) -> str:
-    return TIME.sub("<time>", HEX.sub("<sha>", line.rstrip()))
+    line = TIME.sub("<time>", HEX.sub("<sha>", line.strip()))
+    for shape, placeholder in VARIES:
+        line = shape.sub(placeholder, line)
+    return line
 
 
 @pytest.mark.parametrize("sha", ["751d79c6", "dbeaadab", "12345678", "3f2a9c1d0b7e", "abcdef123"])
@@ -351,6 +371,132 @@ def test_no_page_is_over_1500_words():
     assert set(over) <= NOT_YET_SPLIT, f"split or cut: {over}"
 
 
+#: How wide a line of prose is: 115 characters (code blocks, tables, headings, HTML comments and a
+#: line that is one unbreakable word are not prose to wrap), filled up to it: a line is not broken
+#: while the next word fits with 30 characters to spare.
+PROSE_WIDTH, EARLY_BREAK = 115, 85
+#: i36's pages this session (docs/offline-engine*.md are theirs): wrapped once they land.
+NOT_YET_WRAPPED = {
+    "docs/offline-engine.md",
+    "docs/offline-engine-corrections.md",
+    "docs/offline-engine-endings.md",
+    "docs/offline-engine-facts.md",
+    "docs/offline-engine-kinds.md",
+}
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
+
+
+def _badly_wrapped(text: str) -> list[tuple[int, str]]:
+    """The lines of ``text`` (1-based) over the width, or broken early, with why."""
+    found, fence = [], False
+    lines = text.split("\n")
+
+    def prose(line: str) -> bool:
+        return bool(line.strip()) and not line.lstrip().startswith(("#", "|", "<!--", "```"))
+
+    for n, line in enumerate(lines):
+        if line.startswith("```"):
+            fence = not fence
+        if fence or not prose(line):
+            continue
+        lead = (
+            len(LIST_ITEM.match(line)[0])
+            if LIST_ITEM.match(line)
+            else len(line) - len(line.lstrip())
+        )
+        if len(line) > PROSE_WIDTH and " " in line[lead : PROSE_WIDTH + 1]:
+            found.append((n + 1, f"{len(line)} characters"))
+        after = lines[n + 1] if n + 1 < len(lines) else ""
+        if prose(after) and not LIST_ITEM.match(after) and not after.startswith("```"):
+            if len(line) + 1 + len(after.split()[0]) <= EARLY_BREAK:
+                found.append((n + 1, f"broken early ({len(line)} characters)"))
+    return found
+
+
+def test_prose_lines_wrap_at_115_characters():
+    """Every page's prose is wrapped alike: no line over 115 characters, none broken early (a
+    paragraph is rewrapped whole when a change makes one of its lines too long)."""
+    bad = [
+        f"{path.relative_to(ROOT)}:{n}: {why}"
+        for path in DOCS
+        if str(path.relative_to(ROOT)) not in GENERATED | NOT_YET_WRAPPED
+        for n, why in _badly_wrapped(path.read_text("utf-8"))
+    ]
+    assert not bad, (
+        "rewrap these paragraphs (`.venv/bin/python tests/test_doc_snippets.py PAGE ...` does):\n"
+        + "\n".join(bad)
+    )
+    assert all((ROOT / page).exists() for page in NOT_YET_WRAPPED), "a page left: drop its entry"
+
+
+def test_the_wrap_check_finds_what_it_looks_for():
+    word = "word "
+    assert _badly_wrapped(word * 24) == [(1, "120 characters")]
+    assert _badly_wrapped("- " + word * 10 + "\n  more words") == [
+        (1, "broken early (52 characters)")
+    ]
+    assert not _badly_wrapped("- " + word * 10 + "\n- a new item")
+    assert not _badly_wrapped("```\n" + word * 40 + "\n```\n| " + word * 40 + "|")
+    assert not _badly_wrapped("  `tests/test_x.py::" + "x" * 120 + "`,")
+    assert not _badly_wrapped(word * 22 + "\n" + word * 3)
+
+
+def rewrap(text: str) -> str:
+    """``text`` with each paragraph or list item that ``_badly_wrapped`` finds filled again to the
+    width (its words unchanged; a line never starts with what would make it a list item or a
+    heading); every other line as it was."""
+    import textwrap
+
+    out: list[str] = []
+    item: list[str] = []
+
+    def flush() -> None:
+        if item and _badly_wrapped("\n".join(item)):
+            marker = LIST_ITEM.match(item[0])
+            lead = marker[0] if marker else item[0][: len(item[0]) - len(item[0].lstrip())]
+            indent = " " * len(lead) if marker else lead
+            words = " ".join(line.strip() for line in item)[len(lead.strip()) if marker else 0 :]
+            for width in range(PROSE_WIDTH, 60, -1):
+                lines = textwrap.wrap(
+                    words.strip(),
+                    width,
+                    initial_indent=lead,
+                    subsequent_indent=indent,
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+                starts = [line[len(indent) :] for line in lines[1:]]
+                if not any(LIST_ITEM.match(x) or x.startswith(("#", "|", "<!--")) for x in starts):
+                    break
+            out.extend(lines)
+        else:
+            out.extend(item)
+        item.clear()
+
+    fence = False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        prose = (
+            not fence and line.strip() and not line.lstrip().startswith(("#", "|", "<!--", "```"))
+        )
+        if not prose or LIST_ITEM.match(line):
+            flush()
+        if prose:
+            item.append(line)
+        else:
+            out.append(line)
+    flush()
+    return "\n".join(out)
+
+
+def test_rewrap_fills_a_paragraph_and_keeps_its_words():
+    text = "- " + "word " * 30 + "\n  end\n\n```\n" + "x " * 80 + "\n```\n- short\n"
+    wrapped = rewrap(text)
+    assert wrapped.split() == text.split() and not _badly_wrapped(wrapped)
+    assert wrapped.splitlines()[1].startswith("  word") and "x " * 80 in wrapped
+
+
 def test_no_sentence_is_said_on_two_pages():
     """One place per fact: a sentence of 15 words or more appears on one page only (a page links
     to the other instead), code blocks and the generated references aside."""
@@ -376,8 +522,163 @@ def test_the_output_check_fails_on_output_that_differs():
     assert _matches(["open http://127.0.0.1:…/?token=…"], ["open http://127.0.0.1:4242/?token=abc"])
     assert _matches(["2026-11-28 08:52  dream"], ["2027-01-04 10:00  dream"])
     assert _matches(["restored as 8d8555a1: USER.md"], ["restored as 55848287: USER.md"])
-    assert not _matches(["3,487+235 tokens"], ["3,491+235 tokens"])
     assert not _matches(["- Lives in Lisbon"], ["- Lives in Porto"])
     assert not _matches(["ok"], ["ok", "and more"])
     assert not _matches(["ok", "more"], ["ok"])
     assert not _matches(["status  ok"], ["status  failed"])
+
+
+#: A test function's name (a test file's, ``tests/test_x.py``, is a place a page may point to).
+TEST_FUNCTION = re.compile(r"\btest_\w+\b(?!\.py)")
+#: Where a test's name belongs: the guarantees pages (each promise with the test that shows it) and
+#: the contributors' guide.
+NAMES_TESTS = re.compile(r"^(?:docs/(?:\w+-)?guarantees(?:-\w+)?\.md|CONTRIBUTING\.md)$")
+
+
+def test_test_names_are_on_the_guarantees_pages_only():
+    """A page is for a person using Reverie: the test behind a promise is named on a guarantees page
+    (which the page links), never in its prose; and every test a page names exists."""
+    defined = set(
+        re.findall(
+            r"^\s*(?:async )?def (test_\w+)\(",
+            "\n".join(p.read_text("utf-8") for p in (ROOT / "tests").rglob("test_*.py")),
+            re.M,
+        )
+    )
+    misplaced, missing = [], []
+    for path in DOCS:
+        name = str(path.relative_to(ROOT))
+        text = re.sub(r"```.*?```", "", path.read_text("utf-8"), flags=re.S)
+        for test in TEST_FUNCTION.findall(text):
+            if not NAMES_TESTS.match(name):
+                misplaced.append(f"{name}: {test}")
+            elif test not in defined:
+                missing.append(f"{name}: {test}")
+    assert not misplaced, f"move these to a guarantees page: {misplaced}"
+    assert not missing, f"no such test: {missing}"
+    assert NAMES_TESTS.match("docs/scale-guarantees.md") and not NAMES_TESTS.match("docs/ui.md")
+    assert TEST_FUNCTION.findall("`tests/test_ui.py::test_no_action_on_get`") == [
+        "test_no_action_on_get"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("shown", "printed"),
+    [
+        (
+            "usage   2 turns, 4 tool calls, 3,491+235 tokens",
+            "usage   2 turns, 4 tool calls, 912+40 tokens",
+        ),
+        ("Done in 1.1 s (3 ms a batch)", "Done in 12.43 s (250 ms a batch)"),
+        ("last run 2 minutes ago", "last run 1 hour ago"),
+        ("demo workspace: /tmp/reverie-demo-k2x9/ws", "demo workspace: /tmp/reverie-demo-0qa1/ws"),
+        ("a1b2c3d4  dream  x  y", "a1b2c3d4  dream    x  y"),
+        ("─────────  ──", "───────────────  ────"),
+    ],
+)
+def test_what_varies_between_runs_matches(shown: str, printed: str) -> None:
+    assert _matches([shown], [printed])
+
+
+@pytest.mark.parametrize(
+    ("shown", "printed"),
+    [
+        (
+            "usage   2 turns, 4 tool calls, 3,491+235 tokens",
+            "usage   3 turns, 4 tool calls, 3,491+235 tokens",
+        ),
+        ("usage 3,491+235 tokens (reverie/offline)", "usage 3,491+235 tokens (openai/gpt-4o)"),
+        ("Done in 1.1 s", "Failed in 1.1 s"),
+        (
+            "demo workspace: /tmp/reverie-demo-k2x9/ws",
+            "demo workspace: /tmp/reverie-demo-k2x9/other",
+        ),
+        ("a1b2c3d4  dream  USER.md +5 -0", "a1b2c3d4  dream  USER.md +4 -0"),
+        ("files   USER.md +5 -0", "files   USER.md +5 -0, MEMORY.md +1 -0"),
+        ("entries 1–1", "entries 1–2"),
+        ("- Deadline for beta: 2027-03-14", "- Deadline for beta: 2027-03-15"),
+    ],
+)
+def test_what_a_run_really_changed_does_not_match(shown: str, printed: str) -> None:
+    assert not _matches([shown], [printed])
+
+
+#: A dotted ``reverie.…`` name in backticks (a module, or a name in one) and a source path.
+DOTTED_NAME = re.compile(r"`(reverie(?:\.\w+)+)")
+SOURCE_PATH = re.compile(r"`((?:reverie|tests|bench|scripts|examples)/[\w./-]*)")
+#: Names of that shape that are not Python: the config file, the offline engine's model name, and
+#: the fleet's Celery task (``reverie.fleet.app.TASK``).
+NOT_PYTHON = {"reverie.json", "reverie/offline", "reverie.fleet.dream"}
+
+
+def _resolve(dotted: str) -> None:
+    """Find ``dotted``: a module's source file, then each further name defined at the top of it
+    (read, not imported: the framework adapters import their frameworks, seconds each); a name
+    it does not define plainly (a lazy export, a class attribute) is imported and looked up."""
+    import ast
+    import importlib
+    import importlib.util
+
+    parts = dotted.split(".")
+    spec, i = importlib.util.find_spec(parts[0]), 1
+    while spec and spec.submodule_search_locations is not None and i < len(parts):
+        deeper = importlib.util.find_spec(".".join(parts[: i + 1]))  # imports packages only
+        if deeper is None:
+            break
+        spec, i = deeper, i + 1
+    if spec is not None and spec.origin is not None:
+        module, rest = ".".join(parts[:i]), parts[i:]
+        if len(rest) == 1:
+            tree = ast.parse(Path(spec.origin).read_text("utf-8"))
+            defined = {
+                node.name
+                for node in tree.body
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            } | {
+                target.id
+                for node in tree.body
+                if isinstance(node, (ast.Assign, ast.AnnAssign))
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                if isinstance(target, ast.Name)
+            }
+            if rest[0] in defined:
+                return
+        obj = importlib.import_module(module)
+        for name in rest:
+            obj = getattr(obj, name)
+        return
+    raise ImportError(f"no module of {dotted}")
+
+
+def test_every_module_path_and_source_file_a_page_names_exists():
+    """Modules move (``reverie.activity`` into ``llm/``, a package split): a page naming a dotted
+    ``reverie.…`` name or a ``reverie/…`` (``tests/``, ``bench/``, ``scripts/``, ``examples/``) path
+    names one that exists, so a move updates the docs with it."""
+    from reverie.fleet.app import TASK
+
+    assert TASK in NOT_PYTHON
+    dangling, checked = [], 0
+    for path in DOCS:
+        text = path.read_text("utf-8")
+        page = str(path.relative_to(ROOT))
+        for dotted in sorted(set(DOTTED_NAME.findall(text)) - NOT_PYTHON):
+            checked += 1
+            try:
+                _resolve(dotted)
+            except (ImportError, AttributeError) as exc:
+                dangling.append(f"{page}: {dotted} ({exc})")
+        for source in sorted(set(SOURCE_PATH.findall(text)) - NOT_PYTHON):
+            checked += 1
+            if not (ROOT / source.rstrip(".")).exists():
+                dangling.append(f"{page}: {source}")
+    assert not dangling, "\n".join(dangling)
+    assert checked > 200
+    for moved in ("reverie.no_such_module", "reverie.memory.NoSuchName"):
+        with pytest.raises((ImportError, AttributeError)):
+            _resolve(moved)
+
+
+if __name__ == "__main__":  # rewrap the pages named: python tests/test_doc_snippets.py PAGE ...
+    for name in sys.argv[1:]:
+        page = Path(name)
+        page.write_text(rewrap(page.read_text("utf-8")), "utf-8")

@@ -1,6 +1,7 @@
 """One name per concept (docs/glossary.md): words the glossary retired do not come back in code, help
-texts or prompts. Read as text from the package (code, docstrings, help, the prompts sent to a
-model) and from the generated CLI reference.
+texts, prompts or docs. Read as text from the package (code, docstrings, help, the prompts sent to
+a model) and from every page a person reads (README.md, CONTRIBUTING.md, docs/, the generated
+references included).
 
 - Dream's work is not "consolidate": that word is the Consolidator's (sessions → history). History
   Dream has not read is *pending*, or "not yet in long-term memory" in words a model reads.
@@ -13,7 +14,9 @@ model) and from the generated CLI reference.
   proposal, a person's edit git has not recorded is an uncommitted edit.
 
 First names kept on purpose (on disk, on the wire, nanobot's, or aliases for callers) are listed in
-``KEPT`` with the one file each may appear in.
+``KEPT`` with the one file each may appear in; what an entry matches is taken out of the line and
+the rest is still checked. On a page, a test's name in backticks (``::test_…``) is a reference to
+code, not prose: it is left out too.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "reverie"
+PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+#: A test named on a page (``tests/test_x.py::test_y`` or ``::test_y``): code, not the page's words.
+TEST_NAME = re.compile(r"`[^`\s]*::test_\w*`")
 
 #: Phrases that call Dream's work consolidation.
 DREAM_CONSOLIDATES = re.compile(
@@ -40,15 +46,21 @@ OLD_TOOL_HOME = PACKAGE / "recall" / "tool.py"
 #: The Consolidator's work, raw entries, history or a bundle called an archive.
 ARCHIVE_MISUSED = re.compile(
     r"raw[ -]archiv|raw_archive_entries|\b(?:un|re-?)archiv|append-only archive|legacy archive"
-    r"|tar archive|archived entries|the archiver|archiv\w* (?:\w+ ){0,4}into history|archiv\w* (?:its |the )?old(?:est)? (?:messages|turns)"
-    r"|\barchive_all\b|\barchived_messages\b|\barchive_idle_sessions\b|_archive_slice|_archive_all_locked",
+    r"|tar archive|archived entries|the archiver|archiv\w* (?:\w+ ){0,4}into history"
+    r"|archiv\w* (?:its |the )?old(?:est)? (?:messages|turns)"
+    r"|\barchive_all\b|\barchived_messages\b|\barchive_idle_sessions\b|_archive_slice|_archive_all_locked"
+    # the Consolidator's moving of messages, in the words the docs used for it
+    r"|Consolidator archives|archive[sd]? (?:everything|the rest|some slices|(?:a )?smaller slices?)"
+    r"|archived raw|not (?:yet )?archived|archived yet|already archived|archives? first|archives again"
+    r"|archiver(?:'s| lock)|(?:one|every) archiver|archive call|archive round|archived before"
+    r"|archive and offset|session archived|archiving of idle|entries archived",
     re.I,
 )
 #: A SOUL.md proposal (or an uncommitted edit, or the commit intent marker) called pending.
 PENDING_MISUSED = re.compile(
     r"\bPendingChange\b|\bload_pending\b|\bpending_path\b|\brecover_pending\b"
     r"|SOUL\.md change (?:is |was )?pending|pending (?:SOUL\.md )?(?:change|proposal|record|edit)s?\b"
-    r"|the one\s+pending\b(?!_)|proposal pending",
+    r"|the one\s+pending\b(?!_)|proposal pending|the pending one\b",
     re.I,
 )
 #: Where a retired word may stay, and why: (file, what the line holds).
@@ -63,6 +75,24 @@ KEPT: list[tuple[str, re.Pattern[str]]] = [
     ("reverie/__init__.py", re.compile(r"\bPendingChange\b")),
     # i36d's offline engine (being rewritten in parallel): its "raw archives" are raw entries
     ("reverie/llm/offline/engine.py", re.compile(r"raw archive|archiver")),
+    ("docs/offline-engine.md", re.compile(r"raw archives|the archiver's output")),
+    # i39's modules this session (operations/, memory/) and the seed's refusal: "not archived" is
+    # "not consolidated"; left to their owners (issue 40's note)
+    ("reverie/operations/items.py", re.compile(r"not (?:yet )?archived(?: yet)?")),
+    ("reverie/memory/verbs.py", re.compile(r"not yet archived")),
+    ("reverie/consolidator/seed.py", re.compile(r"not archived")),
+    # i39's demo (reverie/chat/ this session) reports "N entries archived (… archive rounds …)"
+    ("reverie/chat/demo/__init__.py", re.compile(r"entries archived")),
+    # the glossary lists the retired and the kept names, quoted
+    ("docs/glossary.md", re.compile(r"`[^`]*`|\"the pending change\"")),
+    # nanobot's compatible API by its own names (its MemoryStore.consolidate)
+    (
+        "docs/nanobot.md",
+        re.compile(r"`consolidate\(session, provider, model, archive_all=, memory_window=\)`"),
+    ),
+    ("docs/consolidator.md", re.compile(r"archive_all=False")),
+    # Reverie's alias, documented as such
+    ("docs/api-names.md", re.compile(r"`PendingChange`")),
 ]
 
 
@@ -72,23 +102,25 @@ def _misused(pattern: re.Pattern[str]) -> list[str]:
         rel = path.relative_to(ROOT).as_posix()
         kept = [allowed for name, allowed in KEPT if name == rel]
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if pattern.search(line) and not any(allowed.search(line) for allowed in kept):
+            if pattern.search(_words(line, path, kept)):
                 found.append(f"{rel}:{n}: {line.strip()[:90]}")
     return found
 
 
+def _words(line: str, path: Path, kept: list[re.Pattern[str]]) -> str:
+    """``line`` without what its file may keep (and, on a page, without the tests it names)."""
+    for allowed in [*kept, TEST_NAME] if path.suffix == ".md" else kept:
+        line = allowed.sub(" ", line)
+    return line
+
+
 def _texts() -> list[Path]:
     files = [p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".md", ".html")]
-    return [*sorted(files), ROOT / "docs" / "cli.md"]
+    return [*sorted(files), *PAGES]
 
 
 def test_dreams_work_is_never_called_consolidation() -> None:
-    found = [
-        f"{path.relative_to(ROOT)}:{n}: {line.strip()[:90]}"
-        for path in _texts()
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if DREAM_CONSOLIDATES.search(line)
-    ]
+    found = _misused(DREAM_CONSOLIDATES)
     assert not found, "Dream's work called consolidation (see docs/glossary.md):\n" + "\n".join(
         found
     )
@@ -135,8 +167,26 @@ def test_the_checks_find_what_they_look_for() -> None:
     assert ARCHIVE_MISUSED.search("result.archived_messages")
     assert not ARCHIVE_MISUSED.search("Dream's lifecycle archives its least salient lines")
     assert not ARCHIVE_MISUSED.search("the line moves to memory/archive/user.md")
+    assert ARCHIVE_MISUSED.search("the Consolidator archives old messages when the prompt nears")
+    assert ARCHIVE_MISUSED.search("`clear_session` archives first, then clears")
+    assert ARCHIVE_MISUSED.search("take the session's archiver lock like every archiver")
+    assert ARCHIVE_MISUSED.search("16 entries archived (9 of the rounds forced by token pressure)")
+    assert not ARCHIVE_MISUSED.search("nothing is archived into it this run")
+    assert not ARCHIVE_MISUSED.search("a file over budget is archived down to its target")
     assert PENDING_MISUSED.search("No SOUL.md change was pending.")
     assert PENDING_MISUSED.search("rejected the pending SOUL.md change")
     assert PENDING_MISUSED.search("a person's pending edits of tracked files")
+    assert PENDING_MISUSED.search("a second proposal is merged into the pending one")
     assert not PENDING_MISUSED.search("3 entries pending: send /dream again")
     assert not PENDING_MISUSED.search("the MCP tool pending_soul_change")
+
+
+def test_a_page_is_checked_but_the_tests_it_names_are_not() -> None:
+    page = ROOT / "docs" / "x.md"
+    named = (
+        "- Kept: `tests/test_c.py::test_new_session_keeps_the_session_when_even_raw_archive_fails`"
+    )
+    assert not ARCHIVE_MISUSED.search(_words(named, page, []))
+    assert ARCHIVE_MISUSED.search(_words(named + ", and raw archives too", page, []))
+    assert ARCHIVE_MISUSED.search(_words("the Consolidator archives old turns", page, []))
+    assert (ROOT / "docs" / "chat.md") in _texts() and (ROOT / "README.md") in _texts()
