@@ -74,3 +74,11 @@ def test_findings_text_round_trips_whatever_the_white_space(gap: str) -> None:
         "moved",
     )
     assert parse_removal(f"free text{gap}") == (None, "free text", None)
+
+
+def test_laughter_after_a_run_of_stops_joins_its_sentence_at_any_length() -> None:
+    from reverie.llm.offline.rules.clauses import laughter_attached
+
+    assert laughter_attached("I work at NASA. lol") == "I work at NASA lol."
+    assert laughter_attached("I work at NASA!!! haha") == "I work at NASA haha!!!"
+    assert laughter_attached("I live in Porto" + "!" * 100_000) == "I live in Porto" + "!" * 100_000

@@ -131,8 +131,10 @@ _SELF_LAUGH = re.compile(
     rf"\b(?:autocorrect|typo|my bad|oops|whoops|mistyped|misspelled)\W*{_LAUGH}",
     re.I,
 )
-#: Laughter alone, or in a few words ("not really, lol", "jk haha"), after a sentence.
-_LAUGH_ALONE = re.compile(rf"([.!?;]+)\s+([^.!?;]{{0,20}}?{_LAUGH})[.!?]*(?=\s|$)", re.I)
+#: Laughter alone, or in a few words ("not really, lol", "jk haha"), after a sentence. A match
+#: starts only where a run of stops starts (``(?<![.!?;])``): from inside a run it re-read the rest
+#: of it (10,000 "!" took 1 s, 20,000 took 4).
+_LAUGH_ALONE = re.compile(rf"(?<![.!?;])([.!?;]+)\s+([^.!?;]{{0,20}}?{_LAUGH})[.!?]*(?=\s|$)", re.I)
 
 
 def joking(sentence: str) -> bool:
