@@ -10,8 +10,9 @@ with that reason and what replaced it:
    new line; a line moved with the ``archive_line`` tool is *archived* with the model's reason; a
    line removed while an identical line stays is *merged*; any other removed line is *removed* (with
    the ``[FILE-REMOVE]`` finding's reason). A removal needs evidence: a finding that names the line
-   (``[FILE-REMOVE]`` or ``(replaces: …)``), or a replacement that is the same fact updated (the
-   same single-valued attribute, the line said inside it, or most of its words). An edit that put
+   (``[FILE-REMOVE]`` or ``(replaces: …)``), a ``[FILE-REMOVE]`` finding for its file (what lets the
+   gate pass a large removal), or a replacement that is the same fact updated (the same
+   single-valued attribute, the line said inside it, or most of its words). An edit that put
    an unrelated line in its place ("Works at Initech" → "Has a cat named Tom"), or took it out with
    no finding, is not evidence: the line is put back and both stay.
 2. **Duplicates of the same fact** are *merged*: the same ``line_key`` into the first occurrence; a
@@ -53,6 +54,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..llm.protocol import split_replaces
 from ..storage.config import DreamConfig
 from ..storage.workspace import MEMORY, SOUL, USER
 from ..text.dates import MONTH_NAME, month_number
@@ -82,11 +84,9 @@ _ISO = re.compile(r"(?<![\d-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")
 _MDY = re.compile(rf"\b({MONTH_NAME})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.I)
 _DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({MONTH_NAME})\.?,? (\d{{4}})\b", re.I)
 _EVENT = re.compile(
-    r"\b(?:deadline|due|until|till|trip|travel\w*|flight|flying|appointment|meeting|exam|"
-    r"interview|launch\w*"
-    r"|release|event|conference|visit\w*|vacation|holiday|reservation|booked|expir\w*|"
-    r"renew\w*|submit\w*"
-    r"|ends?|starts?|(?:is|are) on)\b",
+    r"\b(?:deadline|due|until|till|trip|travel\w*|flight|flying|appointment|meeting|exam"
+    r"|interview|launch\w*|release|event|conference|visit\w*|vacation|holiday|reservation"
+    r"|booked|expir\w*|renew\w*|submit\w*|ends?|starts?|(?:is|are) on)\b",
     re.I,
 )
 _NEVER_EXPIRES = re.compile(r"\b(?:born|birth\w*|anniversary|married|since|founded|joined)\b", re.I)
@@ -182,19 +182,16 @@ _ALIASES = {
     "marital status": "relationship status",
 }
 _SUBJECT = re.compile(r"^(?:the user(?: s)?|user(?: s)?|i)\s+")
-_REPLACES = re.compile(r"\(replaces: (.+)\)\s*$")
 #: Identity lines of USER.md protected even without the summary call's mark (written before Dream
 #: kept salience, or phrased by a model so that no batch fact matched): name, birth, origin, family
 #: and pets by name. On line keys.
 _IDENTITY = re.compile(
-    r"^(?:the user(?: s)? )?(?:name|full name|birthday|date of "
-    r"birth|born|birthplace|from|is from|was born)\b"
-    r"|\b(?:wife|husband|partner|spouse|son|daughter|mother|father|mom|dad|brother|sister|"
-    r"child|dog|cat)"
-    r"(?: s name)? (?:is |named |called )"
-    r"|^(?:the user(?: s)? "
-    r")?(?:wife|husband|partner|spouse|sons?|daughters?|mother|father|mom|dad|brothers?"
-    r"|sisters?|child|children|kids?|dogs?|cats?|pets?)(?: s name)?:"
+    r"^(?:the user(?: s)? )?"
+    r"(?:name|full name|birthday|date of birth|born|birthplace|from|is from|was born)\b"
+    r"|\b(?:wife|husband|partner|spouse|son|daughter|mother|father|mom|dad|brother|sister"
+    r"|child|dog|cat)(?: s name)? (?:is |named |called )"
+    r"|^(?:the user(?: s)? )?(?:wife|husband|partner|spouse|sons?|daughters?|mother|father"
+    r"|mom|dad|brothers?|sisters?|child|children|kids?|dogs?|cats?|pets?)(?: s name)?:"
 )  # "Sister: Ana" names a family member too
 
 
@@ -335,11 +332,17 @@ def _lines(text: str, base_keys: Counter[str]) -> list[_Line]:
             continue
         key = line_key(raw)
         seen[key] += 1
-        tokens = frozenset(t for t in key.replace(":", " ").split() if t not in _STOP)
+        tokens = _tokens(key)
         out.append(
             _Line(i, raw, key, bare_line(raw), tokens, is_pinned(raw), seen[key] > base_keys[key])
         )
     return out
+
+
+def _tokens(key: str) -> frozenset[str]:
+    """A line key's words ("Key: value" split at its colon) less articles: what `_jaccard`
+    compares."""
+    return frozenset(key.replace(":", " ").split()) - _STOP
 
 
 def _keys(text: str) -> Counter[str]:
@@ -544,11 +547,7 @@ def _same_fact(old: str, new: str) -> bool:
         return True
     if _covers(old, new) or _covers(new, old):
         return True
-
-    def words(key: str) -> frozenset[str]:
-        return frozenset(t for t in key.replace(":", " ").split() if t not in _STOP)
-
-    return _jaccard(words(old), words(new)) >= 0.5
+    return _jaccard(_tokens(old), _tokens(new)) >= 0.5
 
 
 def _put_back(before: str, after: str, kept: Sequence[int]) -> str:
@@ -586,8 +585,8 @@ def _removal_reason(rel: str, text: str, findings: Sequence[Finding]) -> str | N
     for f in findings:
         if f.kind == "FILE-REMOVE" and key and key in line_key(f.text):
             return f"finding: {' '.join(f.text.split())[:160]}"
-        m = _REPLACES.search(f.text)
-        if m and line_key(m.group(1)) == key:
+        old = split_replaces(f.text)[1]
+        if old is not None and line_key(old) == key:
             return f"replaced per finding: {' '.join(f.text.split())[:160]}"
     general = removal_finding(rel, findings)
     return f"finding: {' '.join(general.text.split())[:160]}" if general else None
@@ -825,9 +824,9 @@ def _learn(
     """New lines are learned today (with the mark of the batch fact they came from); restated ones
     confirmed."""
     parsed = [
-        (mark, line_key(text), frozenset(line_key(text).replace(":", " ").split()) - _STOP)
-        for mark, text in facts
-        if line_key(text)
+        (mark, key, _tokens(key))
+        for mark, key in ((mark, line_key(text)) for mark, text in facts)
+        if key
     ]
     for rel, text in files.items():
         lines = record.files.setdefault(rel, {})
@@ -836,7 +835,7 @@ def _learn(
             if not is_fact_line(raw):
                 continue
             key = line_key(raw)
-            tokens = frozenset(key.replace(":", " ").split()) - _STOP
+            tokens = _tokens(key)
             info = lines.get(key)
             best = max(parsed, key=lambda p: (p[1] == key, _jaccard(p[2], tokens)), default=None)
             sim = 1.0 if best and best[1] == key else (_jaccard(best[2], tokens) if best else 0.0)
