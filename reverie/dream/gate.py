@@ -61,11 +61,6 @@ def removal_finding(rel: str, findings: Iterable[Finding]) -> Finding | None:
     return None
 
 
-def _removal_allowed(rel: str, findings: Iterable[Finding]) -> bool:
-    """A large removal from ``rel`` needs a ``[FILE-REMOVE]`` finding (`removal_finding`)."""
-    return removal_finding(rel, findings) is not None
-
-
 def _nonblank(text: str) -> int:
     return sum(1 for ln in text.splitlines() if ln.strip())
 
@@ -141,7 +136,7 @@ def check(
             continue
         judged = _without(old, own.get(rel, ()))
         old_lines, new_lines = _nonblank(judged), _nonblank(new)
-        if old_lines >= _MIN_LINES_FOR_SHRINK_CHECK and not _removal_allowed(rel, findings):
+        if old_lines >= _MIN_LINES_FOR_SHRINK_CHECK and removal_finding(rel, findings) is None:
             if len(new) * 2 < len(judged):
                 return GateVerdict(
                     False,

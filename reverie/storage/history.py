@@ -100,12 +100,13 @@ _CURSOR_KEY = re.compile(rb'"cursor"\s*:\s*(\d{1,19})(?![\d.eE])')
 # blocks; a block opened at the very start and never closed; a tag missing its ">" ("<think广场");
 # orphan closing tags and harmony channel markers only at the edges, so prose that mentions the tags
 # mid-text keeps them.
-#: ``(?<!\s)`` starts a match only where a run of white space starts: else every position of a long
-#: run re-scans the rest of it (quadratic).
+#: A reasoning block's opening tag (the closed blocks go first: `_closed_blocks`).
 _OPEN = re.compile(r"<(think|thought)>")
 _THINK_RULES = [
     re.compile(r"\A\s*<(?:think|thought)>.*\Z", re.S),
     re.compile(r"<(?:think|thought)(?![A-Za-z0-9_:>/-])"),
+    # ``(?<!\s)``: the trailing tag's match starts only where a run of white space starts, else
+    # every position of a long run re-scans the rest of it (quadratic)
     re.compile(r"\A\s*</(?:think|thought)>\s*|(?<!\s)\s*</(?:think|thought)>\s*\Z"),
     re.compile(r"\A\s*<\|?channel\|?>\s*"),
 ]
@@ -157,7 +158,8 @@ class HistoryEntry:
     session_key: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
-    # -- read like the dicts nanobot's MemoryStore returns (entry["cursor"], entry.get("session_key"
+    # -- read like the dicts nanobot's MemoryStore returns --------------------------------------
+    # (entry["cursor"], entry.get("session_key"))
     def to_dict(self) -> dict[str, Any]:
         """The entry as its JSON object (``session_key`` only when set, unknown keys kept)."""
         obj: dict[str, Any] = {
