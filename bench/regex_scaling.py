@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import re
 import time
+from collections.abc import Callable
 
 from ._core import ROOT, Context, Result, stats_of
 
@@ -81,32 +82,41 @@ def inputs(n: int) -> dict[str, str]:
     }
 
 
-def _seconds(pattern: re.Pattern[str], how: str, text: str) -> float:
+def _seconds(call: Callable[[str], object], text: str) -> float:
     t0 = time.perf_counter()
-    getattr(pattern, how)(text)
+    call(text)
     return time.perf_counter() - t0
 
 
+def _growth(call: Callable[[str], object], small: str, large: str) -> tuple[float, float]:
+    """Seconds on ``large`` and how many times the time on ``small`` that is."""
+    t_small, t_large = _seconds(call, small), _seconds(call, large)
+    return t_large, t_large / max(t_small, 1e-6)
+
+
 def run(ctx: Context) -> list[Result]:
+    from reverie.llm.offline.rules.extract import extract_facts
+
     n = 5_000 if ctx.quick else 20_000
     small, large = inputs(n), inputs(4 * n)
     found = patterns()
-    worst: list[tuple[float, float, str, str]] = []
-    for where, pattern, how in found:
-        for kind in small:
-            t_small = _seconds(pattern, how, small[kind])
-            t_large = _seconds(pattern, how, large[kind])
-            worst.append((t_large, t_large / max(t_small, 1e-6), where, kind))
-    worst.sort(reverse=True)
-    floor = [_seconds_count(text) for text in large.values()]
-    offline = _offline(small, large)
+    worst = sorted(
+        (*_growth(getattr(pattern, how), small[kind], large[kind]), where, kind)
+        for where, pattern, how in found
+        for kind in small
+    )[::-1]
+    offline = sorted(
+        (*_growth(lambda t: extract_facts("I live in Porto. " + t), small[k], large[k]), k)
+        for k in small
+    )[::-1]
+    floor = stats_of([max(_seconds(lambda t: t.count("\x00"), text) for text in large.values())])
     superlinear = [w for w in worst if w[0] > 0.01 and w[1] > 8]
-    results = [
+    return [
         Result(
             "regex",
             f"slowest of {len(found)} patterns on {4 * n:,} characters",
             stats_of([worst[0][0]]),
-            peer=stats_of([max(floor)]),
+            peer=floor,
             peer_name="str.count (floor)",
             note=f"{worst[0][2]} on {worst[0][3]}, x{worst[0][1]:.0f} from {n:,}",
         ),
@@ -117,36 +127,12 @@ def run(ctx: Context) -> list[Result]:
             unit="patterns",
             note="; ".join(f"{w[2]} on {w[3]} x{w[1]:.0f}" for w in superlinear[:8]),
         ),
-    ]
-    results.append(
         Result(
             "regex",
             f"offline engine, slowest input of {4 * n:,} characters (extract_facts)",
             stats_of([offline[0][0]]),
-            peer=stats_of([max(floor)]),
+            peer=floor,
             peer_name="str.count (floor)",
             note=f"on {offline[0][2]}, x{offline[0][1]:.1f} from {n:,}",
-        )
-    )
-    return results
-
-
-def _offline(small: dict[str, str], large: dict[str, str]) -> list[tuple[float, float, str]]:
-    from reverie.llm.offline.rules.extract import extract_facts
-
-    timed = []
-    for kind in small:
-        t0 = time.perf_counter()
-        extract_facts("I live in Porto. " + small[kind])
-        t_small = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        extract_facts("I live in Porto. " + large[kind])
-        t_large = time.perf_counter() - t0
-        timed.append((t_large, t_large / max(t_small, 1e-6), kind))
-    return sorted(timed, reverse=True)
-
-
-def _seconds_count(text: str) -> float:
-    t0 = time.perf_counter()
-    text.count("\x00")
-    return time.perf_counter() - t0
+        ),
+    ]

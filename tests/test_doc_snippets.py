@@ -658,6 +658,7 @@ def test_every_module_path_and_source_file_a_page_names_exists():
 
     assert TASK in NOT_PYTHON
     dangling, checked = [], 0
+    missing: list[tuple[str, str]] = []
     for path in DOCS:
         text = path.read_text("utf-8")
         page = str(path.relative_to(ROOT))
@@ -670,17 +671,17 @@ def test_every_module_path_and_source_file_a_page_names_exists():
         for source in sorted(set(SOURCE_PATH.findall(text)) - NOT_PYTHON):
             checked += 1
             if not (ROOT / source.rstrip(".")).exists():
-                dangling.append(f"{page}: {source}")
+                missing.append((page, source))
     # what a command builds where git ignores it (bench/.venvs/…) is not in a fresh clone
     built = subprocess.run(
         ["git", "check-ignore", "--no-index", "--stdin"],
-        input="\n".join(d.split(": ", 1)[1].split(" ")[0] for d in dangling),
+        input="\n".join(source for _, source in missing),
         capture_output=True,
         text=True,
         cwd=ROOT,
         check=False,
     ).stdout.split()
-    dangling = [d for d in dangling if d.split(": ", 1)[1].split(" ")[0] not in built]
+    dangling += [f"{page}: {source}" for page, source in missing if source not in built]
     assert not dangling, "\n".join(dangling)
     assert checked > 200
     for moved in ("reverie.no_such_module", "reverie.memory.NoSuchName"):
