@@ -221,14 +221,17 @@ def a_language_learnt(f: Filling) -> bool:
 
 
 def a_birth(f: Filling) -> bool:
-    """ "Make that three! Our son Ethan was born": the count said again, with a child arriving."""
+    """ "Make that three! Our son Ethan was born", "We have three now! baby girl Amara was born":
+    the count said again, with a child arriving."""
     message = f.message or f.match.string
-    if not re.match(r"\W*make (?:that|it) \w+\b", message, re.I) or not re.search(
+    said_anew = re.match(r"\W*make (?:that|it) \w+\b", message, re.I) or " now" in f.match.group(0)
+    if not said_anew or not re.search(
         r"\b(?:born|arrived|baby|newborn|welcomed|adopted)\b", message, re.I
     ):
         return False
-    kind = re.search(r"\b(son|daughter)\b", message, re.I)
-    f.values["k"] = kind.group(1).lower() if kind else "child"
+    kind = re.search(r"\b(son|daughter|boy|girl)\b", message, re.I)
+    said = kind.group(1).lower() if kind else "child"
+    f.values["k"] = {"boy": "son", "girl": "daughter"}.get(said, said)
     return True
 
 
@@ -280,6 +283,19 @@ def disliked_no_more(f: Filling) -> bool:
     f.values["v"] = f"dislikes {f.values.get('v', '')}"
     return about(f)
 
+
+#: A meeting held on a cadence, by its name ("weekly sync", "Friday retro", "board meeting").
+_RECURRING = (
+    r"(?:(?:weekly|daily|monthly|biweekly|fortnightly|monday|tuesday|wednesday|thursday|friday|"
+    r"morning|evening|team|staff|board) )?(?P<v>standups?|stand-ups?|retros?|retrospectives?|"
+    r"syncs?|check-ins?|1:1s?|one-on-ones?|demos?|huddles?|[a-z]+ (?:meetings?|syncs?|calls?))"
+)
+#: Said to end for good, not once.
+_FOR_GOOD = (
+    r"(?: (?:for good|permanently|altogether|indefinitely|going forward|from now on|for the "
+    r"foreseeable future)|,? (?:we|they) (?:don't|won't) (?:do|have|hold) (?:it|them|one) "
+    r"(?:anymore|any more))\b"
+)
 
 RULES = [
     # any line, by its words: "forget the metric thing", "scratch Redux"
@@ -461,10 +477,18 @@ RULES = [
         negative=True,
         finish=allergy_said,
     ),
-    # the count of children: "Make that three! Our son Ethan was born"
-    change(
-        r"^(?:make that |make it )?(?P<n>three|four|five|six|3|4|5|6)\b(?=\s*(?:[,.;!]|$))",
+    # the count of children: "Make that three! Our son Ethan was born", "We have three now! baby
+    # girl Amara was born last week"
+    *rules_of(
+        (
+            r"^(?:make that |make it )?(?P<n>three|four|five|six|3|4|5|6)\b(?=\s*(?:[,.;!]|$))",
+            r"^(?:so |and )?(?:we|i)(?:'ve got| have got| have| now have| got)(?: got)? "
+            r"(?P<n>two|three|four|five|six|2|3|4|5|6)(?: now| of them now)(?=\s*(?:[,.;!]|$))",
+        ),
         "Now: children {n} {k}",
+        None,
+        "correction",
+        change=True,
         finish=a_birth,
     ),
     # a cadence: "He moved it to Thursdays at 3pm", "the standup is now on Tuesdays"
@@ -545,6 +569,22 @@ RULES += [
         r"(?P<v>standups?|retros?|retrospectives?|check-ins?|1:1s?|one-on-ones?|syncs?|demos?|"
         r"[a-z]+ (?:meetings?|syncs?|calls?|reviews?))\b(?! today| this week| tomorrow)",
         "Gone: cadence {v}",
+        finish=said,
+    ),
+    # a meeting cancelled for good: "the weekly sync is cancelled for good", "we cancelled the
+    # Friday retro permanently" (never "today's standup is cancelled", a one-off)
+    *rules_of(
+        (
+            r"\b(?:we(?:'ve| have)? |they(?:'ve| have)? )?(?:cancell?ed|axed|scrapped) "
+            r"(?:the |our )"
+            rf"{_RECURRING}{_FOR_GOOD}",
+            rf"^(?:the |our ){_RECURRING} (?:is|are|was|were|has been|got) (?:now )?"
+            rf"(?:cancell?ed|axed|scrapped|gone|over|no more){_FOR_GOOD}",
+        ),
+        "Gone: cadence {v}",
+        None,
+        "correction",
+        change=True,
         finish=said,
     ),
     change(

@@ -20,7 +20,7 @@ from ..dates import resolve as resolve_date
 from ..kinds import fold
 from .core import USER, Filling, change, rule, rules_of
 from .phrases import NAME
-from .values import is_language, is_name, is_place, is_role, is_tech
+from .values import is_language, is_name, is_place, is_role, is_tech, is_tool
 
 __all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all"]
 
@@ -70,6 +70,41 @@ def name_corrected(f: Filling) -> bool:
         said.append("name")
     f.template += f"; said: {' '.join(said)}" if said else ""
     return True
+
+
+#: What a team or a person meets for: a time said for one of these moved is its new time.
+_MEETING = re.compile(
+    r"\b(?:standups?|stand-ups?|retros?|syncs?|meetings?|calls?|1:1s?|one-on-ones?|check-ins?|"
+    r"huddles?|reviews?|demos?|planning|classes|class|lessons?|sessions?|practice|rehearsals?|"
+    r"shifts?|appointments?)$",
+    re.I,
+)
+
+
+def a_meeting_moved(f: Filling) -> bool:
+    """ "we moved standup to 9:15": a meeting moved to a time is a change said by its verb; any
+    other thing moved to a number only in a message that says it corrects something."""
+    return bool(_MEETING.search(f.groups.get("e", ""))) or corrects(f)
+
+
+#: A surname changed by a marriage ("I got married, my surname is Kowalski now").
+_MARRIED = re.compile(
+    r"\b(?:married|wedding|took (?:his|her|their|my (?:husband|wife|partner)'s) (?:sur|last )?name|"
+    r"changed my (?:sur|last |family )?name|new (?:sur|last |family )?name)\b",
+    re.I,
+)
+
+
+def surname_changed(f: Filling) -> bool:
+    """A surname said as the right one, or as the new one after a marriage."""
+    return corrects(f) or bool(_MARRIED.search(f.message or f.match.string))
+
+
+def tools_chosen(f: Filling) -> bool:
+    """ "decided on PostgreSQL instead of Mongo": a swap of two tools (never "pizza instead of
+    sushi")."""
+    new, old = _bare(f.values.get("v", "")), _bare(f.values.get("o", ""))
+    return is_tech(new) and (is_tech(old) or is_tool(old)) and swapped(f)
 
 
 def moved_or_corrects(f: Filling) -> bool:
@@ -266,6 +301,15 @@ RULES = [
         change=True,
         finish=swapped,
     ),
+    # "team decided on PostgreSQL instead of Mongo for inventory", "we went with Vitest instead of
+    # Jest": a tool chosen against the one said before, whose line holds the old one
+    change(
+        r"\b(?:decided on|decided to (?:use|go with)|went with|go(?:ing)? with|picked|chose|chosen|"
+        r"settled on|opted for|voted(?: for)?|switched to|moved to|migrated to|using|use) "
+        rf"{_NEW} instead of {_OLD}{_SWAP_STOP}",
+        "Now: swap {v}; said: {o}",
+        finish=tools_chosen,
+    ),
     # "It's Radiohead these days, Coldplay was a phase": the new value, and the old one named
     change(
         rf"^(?:it's|its|it is|that's|now it's) {NAME} (?:these days|now|nowadays)\b",
@@ -372,7 +416,7 @@ RULES = [
         {"v": is_name},
         "correction",
         change=True,
-        finish=corrects,
+        finish=surname_changed,
     ),
     change(
         r"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day) is|(?:it's|its|it "
@@ -384,10 +428,11 @@ RULES = [
         finish=date_corrected,
     ),
     change(
-        r"\b(?:moved|changed|pushed) (?:our |the )?(?P<e>[a-z]+(?:[ -][a-z]+)?) to "
+        r"\b(?:moved|changed|pushed|shifted|bumped|rescheduled) (?:our |the |my )?"
+        r"(?P<e>[a-z0-9:]+(?:[ -][a-z]+)?) (?:back |forward |up )?to "
         r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?)(?=\s*(?:[,.;!]|$)|\s+(?:starting|from|on|every)\b)",
         "Now: time {v} {e}",
-        finish=corrects,
+        finish=a_meeting_moved,
     ),
     change(
         r"\b(?:(?:upgraded|updated|bumped|moved|migrated) (?:it |us |everything )?to|(?:everything|"
@@ -528,6 +573,8 @@ def _times(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]
     return out
 
 
+#: What a tool's short name leaves off ("Next" is Next.js, "Mongo" MongoDB, "Postgres" PostgreSQL).
+_SHORT_TAIL = r"(?:\.js|js|db|DB|ql|QL|sql|SQL)"
 _VERSIONED = re.compile(r"^(?P<head>Uses [A-Za-z][\w.+-]*) (?P<v>v?\d+(?:\.\d+)*[a-z]?)$")
 
 
@@ -541,7 +588,9 @@ def _names_event(line: str, event: str) -> bool:
 def _versions(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]]:
     tool, _, number = value.rpartition(" ")
     if tool:  # "Python 3.12": the one line naming Python at another version, anywhere in it
-        held = re.compile(rf"(?<![\w.]){re.escape(tool)} v?(?P<v>\d+(?:\.\d+)*)\b", re.I)
+        held = re.compile(
+            rf"(?<![\w.]){re.escape(tool)}{_SHORT_TAIL}? v?(?P<v>\d+(?:\.\d+)*)\b", re.I
+        )
         return [
             ("MEMORY", line, line[: m.start("v")] + number + line[m.end("v") :])
             for line in files.get("MEMORY", [])
@@ -688,7 +737,11 @@ def _swaps(
     out = []
     for kind, lines in files.items():
         for line in lines:
-            spans = [old, *_spelled_out(line, old)] if old else _spans_of_kind(line, value)
+            spans = (
+                [old, *_spelled_out(line, old), *_short_for(line, old)]
+                if old
+                else _spans_of_kind(line, value)
+            )
             for span in spans:
                 new_line = _swapped_line(line, span, value, canonical)
                 if new_line is None or (subject and fold(subject) not in fold(line)):
@@ -725,6 +778,15 @@ def _spans_of_kind(line: str, value: str) -> list[str]:
                 elif kind is not None and _kind_of(span) == kind:
                     out.append(span)
     return out
+
+
+def _short_for(line: str, short: str) -> list[str]:
+    """The words of ``line`` a tool's short name stands for ("Mongo" in ``Uses MongoDB for …``,
+    "Postgres" in ``Uses PostgreSQL 16``, "Next" in ``Uses Next.js 14``)."""
+    if not re.fullmatch(r"[A-Za-z][\w+#-]{1,20}", short):
+        return []
+    held = re.compile(rf"(?<![\w.-]){re.escape(short)}{_SHORT_TAIL}(?![\w.-])", re.I)
+    return [m.group(0) for m in held.finditer(line)]
 
 
 def _spelled_out(line: str, acronym: str) -> list[str]:

@@ -7,6 +7,8 @@ Colombian" names no wife.
 
 from __future__ import annotations
 
+import re
+
 from ..kinds import given_name
 from .core import USER, Filling, rule
 from .phrases import NAME, PSTOP
@@ -62,6 +64,79 @@ def one_household(f: Filling) -> bool:
 def spouse(f: Filling) -> bool:
     """Married to a person with a given name ("married to the job" is none)."""
     return given_name(f.groups.get("v", ""))
+
+
+#: When a baby is due: a month or a season.
+_DUE = (
+    r"(?-i:[A-Z])[a-z]+|january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|the (?:spring|summer|autumn|fall|winter)"
+)
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+#: A message about an expected baby.
+_PREGNANCY = re.compile(
+    r"\b(?:baby|babies|scan|ultrasound|pregnan\w*|expecting|midwife|obstetrician|"
+    r"ob-?gyn)\b",
+    re.I,
+)
+
+
+def _a_due(value: str) -> str | None:
+    """ "april" → "April", "the spring" kept; any other word is no time a baby is due."""
+    low = value.lower()
+    if low in _MONTHS:
+        return low.capitalize()
+    return value if low.startswith("the ") else None
+
+
+def expecting(f: Filling) -> bool:
+    """ "expecting our first baby in May" → "Expecting a baby in May"; twins → "Expecting twins"."""
+    kind = f.groups.get("k", "baby").lower()
+    if kind in ("twins", "triplets"):
+        f.template = f.template.replace("a baby", kind)
+    due = f.groups.get("v")
+    if due:
+        month = _a_due(due)
+        if month is None:
+            return False
+        f.values["v"] = month
+    else:
+        f.template = f.template.replace(" in {v}", "")
+    return True
+
+
+def expected_anew(f: Filling) -> bool:
+    """The expected baby said anew in a message about it: twins (or triplets) and the due date,
+    from wherever the message says them, as one line (the ``expecting`` slot replaces the old)."""
+    message = f.message or f.match.string
+    if not _PREGNANCY.search(message):
+        return False
+    many = re.search(r"\b(twins|triplets)\b", message, re.I)
+    due = re.search(
+        r"\bdue (?:date )?(?:(?:is|was|has|been|now|moved|changed|pushed|brought|shifted|up|back|"
+        r"forward|got) ){0,4}(?:(?:in|to|for) )?(?:the (?:start|end|middle) of )?"
+        rf"(?P<v>{_DUE})\b",
+        message,
+        re.I,
+    )
+    month = _a_due(due.group("v")) if due else None
+    if f.groups.get("v") and month is None:
+        month = _a_due(f.groups["v"])
+        if month is None:
+            return False
+    what = many.group(1).lower() if many else "a baby"
+    f.template = f"Expecting {what} in {{v}}" if month else f"Expecting {what}"
+    f.values["v"] = month or ""
+    return True
+
+
+def child_born(f: Filling) -> bool:
+    """A newborn by name: a girl is a daughter, a boy a son."""
+    kind = (f.groups.get("k") or f.groups.get("k2") or "").lower()
+    f.values["k"] = {"girl": "daughter", "boy": "son"}.get(kind, kind)
+    f.values["v"] = f.groups.get("v") or f.groups.get("v2") or ""
+    return given_name(f.values["v"])
 
 
 RULES = [
@@ -152,7 +227,7 @@ RULES = [
     ),
     # "our two boys", "me, my wife and our two kids", "I have 4 grandkids"
     rule(
-        rf"\b(?:my|our|(?:i|we) (?:have|'ve got|have got)) {_COUNT} (?:little |young |grown |"
+        rf"\b(?:my|our|(?:i|we)(?: have|'ve got| have got)) {_COUNT} (?:little |young |grown |"
         r"teenage )?(?P<k>kids|children|boys|girls|sons|daughters|grandkids|grandchildren)\b",
         "Has {n} {k}",
         None,
@@ -192,9 +267,35 @@ RULES = [
     ),
     rule(
         r"\b(?:we(?:'re| are)|i(?:'m| am)) expecting (?:our |my )?(?:first |second |third "
-        r")?(?:baby|child)"
-        rf"(?: in (?P<v>[A-Z][a-z]+|the (?:spring|summer|autumn|fall|winter)))?{PSTOP}",
+        r")?(?P<k>baby|child|twins|triplets)"
+        rf"(?: in (?P<v>{_DUE}))?{PSTOP}",
         "Expecting a baby in {v}",
+        finish=expecting,
+    ),
+    # the expected baby said anew: "it's twins! And the due date moved up to April", "the due date
+    # is now March" (in a message about the baby: a scan, a pregnancy, a due date)
+    rule(
+        r"\b(?:it's|its|it is|it'll be|we're having|we are having|having) (?P<k>twins|triplets)\b|"
+        r"\b(?:the |our |my )?due date (?:has |was |got |is )?(?:been )?(?:(?:now|moved|changed|"
+        r"pushed|brought|shifted)(?: up| back| forward)?(?: to)? )?"
+        r"(?:the (?:start|end|middle) of )?"
+        rf"(?P<v>{_DUE})\b",
+        "Expecting a baby in {v}",
+        None,
+        "correction",
+        change=True,
+        finish=expected_anew,
+    ),
+    # a child born, named: "baby girl Amara was born last week", "we welcomed a baby boy, Leo"
+    rule(
+        rf"\bbaby (?P<k>girl|boy),? (?:named |called )?{NAME},? (?:was born|arrived|came)\b|"
+        r"\b(?:we )?(?:welcomed|had) (?:a |our )?(?:baby |little )?(?P<k2>girl|boy|son|daughter),? "
+        rf"(?:named |called )?(?P<v2>(?-i:[A-Z])[\w'’-]+)(?=\s*(?:[,.;!]|$)|\s+(?:last|this|on|in|"
+        r"yesterday)\b)",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=child_born,
     ),
 ]
 
@@ -209,5 +310,6 @@ CANON = [
     ),
     (r"^Married to (.+)$", USER, None),
     (r"^Is a single (?:mother|father|mom|mum|dad|parent)$", USER, None),
-    (r"^Expecting a baby(?: in .+)?$", USER, None),
+    # one pregnancy at a time: "it's twins … due in April" replaces "Expecting a baby in May"
+    (r"^Expecting (?:a baby|twins|triplets)(?: in .+)?$", USER, "expecting"),
 ]

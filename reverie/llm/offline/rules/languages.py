@@ -138,6 +138,31 @@ RULES = [
         change=True,
         negative=True,
     ),
+    # the subject left out, typed in lower case: "gave up on spanish lol", "quit learning german"
+    rule(
+        r"^(?:(?:so|and|but|welp|well|ok|okay|lol|haha|update)[,!:]? )?(?:i(?:'ve| have)? )?"
+        r"(?:finally |officially |kinda |basically )?(?:dropped|quit(?: learning)?|gave up(?: on)?|"
+        r"given up(?: on)?|stopped learning|stopped studying) "
+        r"(?P<v>[A-Za-z]+)\b",
+        "No longer learning {v}",
+        {"v": a_language},
+        "correction",
+        change=True,
+        negative=True,
+        finish=capitalised,
+    ),
+    # the one taken up instead, said after one given up: "gave up on spanish, doing Portuguese
+    # now", "quit German and started Dutch"
+    rule(
+        r"(?:^|\band |, )(?:(?:i(?:'m| am) )?(?:now )?(?:doing|learning|studying|"
+        r"started(?: learning)?|"
+        r"picked up|switched to|moved on to|on to|onto)) (?P<v>[A-Za-z]+)(?: now| instead)?"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:now|instead|on duolingo)\b)",
+        "Is learning {v}",
+        {"v": a_language},
+        change=True,
+        finish=lambda f: taken_up(f),
+    ),
     rule(
         r"\bi(?:'ve| have)? (?:dropped|quit|gave up|stopped)\b[^.;]{1,60}?\b(?:and )?(?:switched|"
         r"moved) to "
@@ -167,6 +192,13 @@ CANON = [
 ]
 
 
+#: A language given up in the message ("gave up on spanish"): the next one named is taken up.
+_GAVE_UP = re.compile(
+    r"\b(?:dropped|quit|gave up(?: on)?|given up(?: on)?|stopped learning|stopped studying) "
+    r"[A-Za-z]+\b",
+    re.I,
+)
+
 _SPEAK_LIST = re.compile(r"\bi (?:can )?speak (?P<v>[^.;:!?()]{1,120})", re.I)
 
 
@@ -189,6 +221,11 @@ def spoken(sentence: str) -> list[str]:
         if " " in item:  # "Portuguese at home": the list ends here
             break
     return out
+
+
+def taken_up(f: Filling) -> bool:
+    """A language taken up, in a message that gives one up."""
+    return bool(_GAVE_UP.search(f.message or f.match.string)) and capitalised(f)
 
 
 def _native(f: Filling) -> bool:

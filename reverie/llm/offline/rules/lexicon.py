@@ -134,7 +134,9 @@ TECH = word_set(
     "github gitlab bitbucket jenkins circleci aws gcp azure vim neovim emacs vscode jira slack "
     "notion figma "
     "airflow dbt spark pandas numpy pytorch tensorflow alembic pytest celery s3 bigquery snowflake "
-    "dynamodb"
+    "dynamodb "
+    # test runners and bundlers, said in lower case ("switched to vitest, jest is gone")
+    "jest vitest mocha cypress playwright vite webpack mongo"
 )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .core import MEMORY, Filling, rule
-from .lexicon import CADENCE, DATABASES, NOT_NAMES, PROJECT_NOUN
+from .lexicon import CADENCE, DATABASES, NOT_NAMES, PROJECT_NOUN, TECH
 from .person import third_person
 from .phrases import NAME, PSTOP, VAL
 from .values import clean, is_place, is_project, is_specific, is_tech, is_tool
@@ -46,6 +46,30 @@ def capital_tool(f: Filling) -> bool:
     """ "python" → "Python": a tool typed in lower case, written as its name."""
     tool = f.values.get("t", "")
     f.values["t"] = tool[:1].upper() + tool[1:] if tool.islower() else tool
+    return True
+
+
+def _a_named_tech(value: str) -> bool:
+    """A technology by its name: capitalised, or one of the lexicon's typed in lower case
+    ("vitest"); never a place, a person or a language."""
+    return is_tech(value) and (value[:1].isupper() or value.split()[0].lower() in TECH)
+
+
+#: The user saying they themselves moved ("I've just moved to Linux"): a person's move, not a
+#: team's tool (a subject left out, "switched to vitest", is read as the team's).
+_I_MOVED = re.compile(r"\bI(?:'ve| have)?(?: \w+)? (?:moved|migrated)\b")
+
+
+def a_team_switch(f: Filling) -> bool:
+    if _I_MOVED.search(f.message or f.match.string):
+        return False
+    return capital_tool_v(f)
+
+
+def capital_tool_v(f: Filling) -> bool:
+    """ "vitest" → "Vitest"."""
+    tool = f.values.get("v", "")
+    f.values["v"] = tool[:1].upper() + tool[1:] if tool.islower() else tool
     return True
 
 
@@ -355,15 +379,29 @@ RULES = [
     ),
     # "Team agreement: every PR needs two approvals" (a label of the user's)
     rule(r"^team agreement: (?P<v>.{5,160}?)\s*[.!]?$", "Team agreement: {v}", finish=keep_at),
-    # "GoDaddy is cancelled", "Mongo is out": a tool given up
+    # "GoDaddy is cancelled", "Mongo is out", "jest is gone": a tool given up (in lower case only
+    # a technology of the lexicon)
     rule(
-        r"(?:^|(?<=[,;] ))(?P<v>(?-i:[A-Z])[\w.+-]*(?: (?-i:[A-Z])[\w.+-]*)?) is (?:now "
+        r"(?:^|(?<=[,;] ))(?P<v>[A-Za-z][\w.+-]*(?: (?-i:[A-Z])[\w.+-]*)?) is (?:now "
         r")?(?:cancelled|canceled|out|"
         r"gone|retired|deprecated|dead to us)\b",
         "No longer uses {v}",
-        {"v": is_tech},
+        {"v": _a_named_tech},
         "correction",
         change=True,
+        finish=capital_tool_v,
+    ),
+    # "switched to vitest yesterday", "we moved over to Vite": the tool now in use (from what is
+    # the rule above; a version is ``corrections``' "Now: version")
+    rule(
+        r"(?:^|\b(?:we|i)(?:'ve| have)? (?:just |now |finally |recently |also )?)(?:switched|"
+        r"moved|migrated) (?:over )?to (?P<v>[A-Za-z][\w+#-]*(?:\.\w+)*(?: (?-i:[A-Z])[\w+#-]*)?)"
+        r"(?=\s*(?:[,;!?]|\.(?!\w)|$)|\s+(?:yesterday|last|this|now|recently|instead|a while|"
+        r"for (?:the|our|all) \w+)\b)",
+        "Uses {v}",
+        {"v": _a_named_tech},
+        change=True,
+        finish=a_team_switch,
     ),
     # "We migrated hosting to SiteGround"
     rule(

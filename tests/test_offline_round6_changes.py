@@ -1,0 +1,163 @@
+"""Issue 36, sixth round: every correction retires the old line, as classes (the stale lines J, K
+and E left, and the kinds of change the corpus lacks), and recall in the kinds of family,
+languages, project and schedule. The sentences are written for these tests, not taken from the
+corpus; each class has look-alikes that must keep their line or give nothing.
+"""
+
+from __future__ import annotations
+
+import offline_statements as st
+import pytest
+
+from reverie.llm.offline.rules import extract_facts
+
+
+def facts(message: str) -> list[str]:
+    return [f.text for f in extract_facts(message, st.SAID_ON)]
+
+
+# -- corrections, each through a real Dream: the old line leaves for the archive where why finds it
+# (turns, the old line, the new line or None)
+RETIRED = [
+    # a family that grew: the count said bare with "now" and a birth
+    (
+        ("We've got two kids.", "So we have three now! our baby boy Tomas arrived on Sunday."),
+        "Has two children",
+        "Has three children",
+    ),
+    # a language given up, the subject left out and typed in lower case
+    (
+        ("I'm learning Italian.", "gave up on italian, doing Greek now"),
+        "Is learning Italian",
+        "Is learning Greek",
+    ),
+    # a tool chosen "instead of" the old one, named by its short name, after an unrelated turn
+    (
+        (
+            "We use PostgreSQL for the billing service.",
+            "how do I index a jsonb column?",
+            "change of plan, we went with MySQL instead of Postgres for billing",
+        ),
+        "Uses PostgreSQL for the billing service",
+        "Uses MySQL",
+    ),
+    # a meeting moved to a time by its verb ("we moved …"), no other cue
+    (
+        ("Our retro is at 4pm every Friday.", "we moved the retro to 2pm"),
+        "Team cadence: retro at 4pm every Friday",
+        "Team cadence: retro at 2pm every Friday",
+    ),
+    # a tool switched to in lower case, the old one "gone"
+    (
+        ("We use Webpack for the frontend.", "moved to vite last week, webpack is gone"),
+        "Uses Webpack for the frontend",
+        "Uses Vite",
+    ),
+    # an expected baby said anew: twins, and the due date moved
+    (
+        (
+            "I'm expecting my first baby in August.",
+            "Big news from the ultrasound, we're having twins and the due date is now July.",
+        ),
+        "Expecting a baby in August",
+        "Expecting twins in July",
+    ),
+    # a meeting cancelled for good
+    (
+        ("Our weekly sync is every Tuesday at 11.", "We cancelled the weekly sync for good."),
+        "Team cadence: weekly sync every Tuesday at 11",
+        None,
+    ),
+    # a surname changed at marriage
+    (
+        ("My name is Maria Lopez.", "We got married in June, so my surname is Garcia now."),
+        "Name: Maria Lopez",
+        "Name: Maria Garcia",
+    ),
+    # a framework upgraded to a new major version under its short name
+    (
+        ("Our web app is built with Next.js 14.", "we moved the app to Next 15"),
+        "Uses Next.js 14",
+        "Uses Next.js 15",
+    ),
+    # kinds of change the engine already read, kept so: a release pushed back, a pet that died,
+    # a role changed at the same employer, a diet ended
+    (
+        ("The release is on March 3.", "ugh, the release got pushed back to April 10"),
+        "Deadline for release: 2027-03-03",
+        "Deadline for release: 2027-04-10",
+    ),
+    (("We have a cat named Miso.", "Miso died last week, sadly."), "Has a cat named Miso", None),
+    (
+        ("I work at Siemens as a QA engineer.", "I'm a product manager now, same company."),
+        "Works as QA engineer",
+        "Works as product manager",
+    ),
+    (("I'm vegetarian.", "I'm eating meat again these days."), "Is vegetarian", None),
+]
+
+
+@pytest.mark.parametrize(("turns", "old", "new"), RETIRED)
+def test_a_correction_retires_the_old_line_where_why_finds_it(
+    tmp_path, turns: tuple[str, ...], old: str, new: str | None
+) -> None:
+    run = st.run_item(st.Item("T-7", "T", "correction", None, turns, (), ()), tmp_path)
+    lines = [line for _, line in run.lines]
+    assert old not in lines, lines
+    assert new is None or new in lines, lines
+    assert run.why_finds.get(old), (run.why_finds, run.archive)
+
+
+# (turns, the line that must stay)
+KEPT = [
+    # a count said with no child arriving
+    (("We've got two kids.", "We have three now, cats I mean."), "Has two children"),
+    # someone else gave up the language
+    (
+        ("I'm learning Italian.", "my brother gave up on italian, doing Greek now"),
+        "Is learning Italian",
+    ),
+    # food chosen instead of food is no tool swapped
+    (("I love sushi.", "we decided on pizza instead of sushi tonight"), "Likes sushi"),
+    # a party moved to a time is no meeting of memory
+    (
+        ("Our retro is at 4pm every Friday.", "we moved the party to 9"),
+        "Team cadence: retro at 4pm every Friday",
+    ),
+    # a due date of a report, not a baby
+    (
+        ("I'm expecting my first baby in August.", "the due date for the report moved to July"),
+        "Expecting a baby in August",
+    ),
+    # a meeting cancelled once
+    (
+        ("Our weekly sync is every Tuesday at 11.", "We cancelled the weekly sync today."),
+        "Team cadence: weekly sync every Tuesday at 11",
+    ),
+    # a surname said again with no cue of change (unsure: both stay, nothing replaced)
+    (("My name is Maria Lopez.", "My surname is Garcia."), "Name: Maria Lopez"),
+    # another tool's version
+    (("Our web app is built with Next.js 14.", "we upgraded Redis to 7"), "Uses Next.js 14"),
+]
+
+
+@pytest.mark.parametrize(("turns", "kept"), KEPT)
+def test_what_only_looks_like_a_correction_keeps_the_line(
+    tmp_path, turns: tuple[str, ...], kept: str
+) -> None:
+    run = st.run_item(st.Item("T-8", "T", "negative", None, turns, (), ()), tmp_path)
+    assert kept in [line for _, line in run.lines], run.lines
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I switched to decaf.",
+        "we moved to Sarah's team",
+        "the joke is gone",
+        "it's twins",  # no word of a pregnancy
+        "the due date for the thesis moved to April",
+    ],
+)
+def test_look_alikes_of_a_change_give_no_line(message: str) -> None:
+    assert [f for f in facts(message) if not f.startswith("Deadline")] == [], facts(message)
