@@ -74,6 +74,18 @@ RETIRED = [
         "Name: Maria Lopez",
         "Name: Maria Garcia",
     ),
+    # a parent who died no longer lives with the user
+    (
+        ("My mum lives with us.", "My mother died in March."),
+        "Lives with their mother",
+        "Mother died",
+    ),
+    # a language only read: the line saying more leaves
+    (
+        ("I understand Dutch well.", "Honestly my Dutch is only for reading."),
+        "Understands Dutch",
+        None,
+    ),
     # a framework upgraded to a new major version under its short name
     (
         ("Our web app is built with Next.js 14.", "we moved the app to Next 15"),
@@ -161,3 +173,82 @@ def test_what_only_looks_like_a_correction_keeps_the_line(
 )
 def test_look_alikes_of_a_change_give_no_line(message: str) -> None:
     assert [f for f in facts(message) if not f.startswith("Deadline")] == [], facts(message)
+
+
+# -- recall in the kinds of family, languages, project and schedule (a class each) -----------------
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        # no children, said after what the user says of themselves, or plainly
+        ("Widowed, no kids.", "Has no children"),
+        ("Married to Ines, no children, one very spoiled dog.", "Has no children"),
+        ("I don't have kids, so skip the family tips.", "Has no children"),
+        # a parent living with the user
+        ("My dad moved in with us in the spring.", "Lives with their father"),
+        ("my mother-in-law has been living with us since March", "Lives with their mother-in-law"),
+        # a parent who died
+        ("My mother passed away two years ago.", "Mother passed away"),
+        # engaged, expecting, a grandchild by name
+        ("I'm engaged to Tomas!", "Engaged to Tomas"),
+        ("Leila and I are expecting twins in October.", "Expecting twins in October"),
+        ("my partner is pregnant, due in may", "Expecting a baby in May"),
+        ("My granddaughter Sofia is six.", "Has a granddaughter named Sofia"),
+        # languages: learning in lower case, on an app; where a language is spoken; understood;
+        # some of one; a speaker of one
+        ("learning korean rn", "Is learning Korean"),
+        ("doing turkish on duolingo every night", "Is learning Turkish"),
+        ("I speak Polish at home.", "Speaks Polish"),
+        ("Greek with my parents, English at work.", "Speaks Greek"),
+        ("I can understand Italian but not speak it.", "Understands Italian"),
+        ("My Arabic is pretty rusty.", "Speaks rusty Arabic"),
+        ("I'm a Hungarian speaker.", "Speaks Hungarian"),
+        # a stack: versions joined by "on", deployment with its tool, a tool decided against
+        ("Our API is Rails 7.1 on MySQL 8.", "Uses MySQL 8"),
+        ("we deploy on Hetzner with docker compose", "Deployed on Hetzner with Docker Compose"),
+        ("The backend is Go 1.22, deployed on Fly.io.", "Deployed on Fly.io"),
+        ("We decided not to use Kubernetes.", "Decided: not to use Kubernetes"),
+        # a meeting and when it is, in either order, typed tersely
+        ("daily standup 9.30am cairo", "Team cadence: Daily standup 9:30am, Cairo time"),
+        (
+            "Our standup is every day at 9:15, Lagos time",
+            "Team cadence: Standup every day at 9:15, Lagos time",
+        ),
+        (
+            "Every Tuesday at 3pm I have my 1:1 with my lead.",
+            "Team cadence: 1:1 every Tuesday at 3pm",
+        ),
+        (
+            "board meeting is the first Thursday of each month at 6pm",
+            "Team cadence: Board meeting the first Thursday of each month at 6pm",
+        ),
+    ],
+)
+def test_a_shape_of_a_kind_is_read(message: str, line: str) -> None:
+    assert line in facts(message), facts(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "my brother, no kids, lives in Rome",
+        "no kids allowed at the party",
+        "with no kids around I can finally work",
+        "my mom moved in with us for two weeks",
+        "my friend's dad passed away",
+        "I understand people",
+        "I'm doing French toast",
+        "doing python on the side",
+        "at work it's chaos",
+        "At home we speak Portuguese.",
+        "I live with my parents.",
+        "The standup is at 9:30.",
+        "the speaker at the conference was great",
+        "the meeting is at 3 tomorrow",
+        "standup 9:30 tomorrow",
+        "we decided not to go",
+        "we decided not to use the car",
+        "I'm expecting a package in March",
+    ],
+)
+def test_look_alikes_of_those_shapes_give_no_line(message: str) -> None:
+    assert facts(message) == [], facts(message)

@@ -272,6 +272,17 @@ def someone_elses(f: Filling) -> bool:
     return bool(_MIXED_UP.search(f.message or f.match.string)) and about(f)
 
 
+_PARENT_WORD = {"mum": "mother", "mom": "mother", "dad": "father"}
+_PARENT_WORD.update({"grandma": "grandmother", "grandpa": "grandfather"})
+
+
+def parent_gone(f: Filling) -> bool:
+    """The line saying the parent lives with the user ("Lives with their father")."""
+    kind = f.values.get("v", "").lower().removeprefix("lives with ")
+    f.values["v"] = f"lives with {_PARENT_WORD.get(kind, kind)}"
+    return about(f)
+
+
 def eats_again(f: Filling) -> bool:
     """ "I eat pork these days" ends the line saying the user does not ("Doesn't eat pork")."""
     f.values["v"] = f"doesn't eat {f.values.get('v', '')}"
@@ -554,6 +565,20 @@ RULES += [
         rf"\bmy ex(?:-| )?(?:{_PARTNER})?,? (?P<v>{_GIVEN})\b",
         "Gone: partner {v}",
         finish=said,
+    ),
+    # a parent who died no longer lives with the user: "my father passed away last week"
+    change(
+        r"\bmy (?P<v>mum|mom|mother|dad|father|grandmother|grandma|grandfather|grandpa) "
+        r"(?:(?:sadly|recently|just) )?(?:passed away|passed|died)\b",
+        "Gone: about lives with {v}",
+        finish=parent_gone,
+    ),
+    # a language only read: "my French is only for reading" (the line saying more leaves)
+    change(
+        r"\bmy (?P<v>[A-Z][a-z]+) is (?:only|just|mostly|really only) (?:for )?"
+        r"(?:reading|passive)\b",
+        "Gone: about {v}",
+        finish=lambda f: is_language(f.values.get("v", "")) and about(f),
     ),
     # a cadence said anew: "the standup is now on Tuesdays"
     change(

@@ -18,7 +18,8 @@ from .values import is_name
 KIN = (
     "wife|husband|partner|girlfriend|boyfriend|fiancée?|son|daughter|brother|sister|mother|father|"
     "mom|mum|dad|"
-    "grandmother|grandfather|grandma|grandpa|uncle|aunt|cousin|niece|nephew|boss|manager"
+    "grandmother|grandfather|grandma|grandpa|grandson|granddaughter|stepson|stepdaughter|"
+    "uncle|aunt|cousin|niece|nephew|boss|manager"
 )
 
 
@@ -128,6 +129,26 @@ def expected_anew(f: Filling) -> bool:
     what = many.group(1).lower() if many else "a baby"
     f.template = f"Expecting {what} in {{v}}" if month else f"Expecting {what}"
     f.values["v"] = month or ""
+    return True
+
+
+_PARENT = {"mum": "mother", "mom": "mother", "dad": "father", "grandma": "grandmother"}
+_PARENT.update({"grandpa": "grandfather", "mum-in-law": "mother-in-law"})
+_PARENT.update({"mom-in-law": "mother-in-law"})
+
+
+def a_parent_died(f: Filling) -> bool:
+    """In the user's word: "died", or "passed away" ("passed" alone is said for it)."""
+    if f.groups.get("d", "").lower() == "died":
+        f.template = "{K} died"
+    return a_parent(f)
+
+
+def a_parent(f: Filling) -> bool:
+    """ "mum" → "mother"; "Dad" → "Father" at a line's start."""
+    kind = f.groups.get("k", "").lower()
+    f.values["k"] = _PARENT.get(kind, kind)
+    f.values["K"] = f.values["k"].capitalize()
     return True
 
 
@@ -266,8 +287,8 @@ RULES = [
         "permanent",
     ),
     rule(
-        r"\b(?:we(?:'re| are)|i(?:'m| am)) expecting (?:our |my )?(?:first |second |third "
-        r")?(?P<k>baby|child|twins|triplets)"
+        r"\b(?:we(?:'re| are)|i(?:'m| am)|and i are) expecting (?:our |my )?"
+        r"(?:first |second |third )?(?P<k>baby|child|twins|triplets)"
         rf"(?: in (?P<v>{_DUE}))?{PSTOP}",
         "Expecting a baby in {v}",
         finish=expecting,
@@ -285,6 +306,58 @@ RULES = [
         "correction",
         change=True,
         finish=expected_anew,
+    ),
+    # a pregnancy with its due month: "my wife is pregnant!! due in march", "I'm pregnant, due in
+    # May"
+    rule(
+        r"\b(?:i(?:'m| am)|my (?:wife|partner|girlfriend) is|we(?:'re| are)) (?:finally )?"
+        r"pregnant\b",
+        "Expecting a baby in {v}",
+        None,
+        finish=expected_anew,
+    ),
+    # no children: "single, no kids", "Married to Tomasz, no kids", "I don't have kids" (a
+    # fragment only after what the user says of themselves: "my brother, no kids" is his)
+    rule(
+        r"(?:^|(?:\b(?:single|married|divorced|widowed|engaged|separated|together|retired)\b|"
+        r"\byears? together|\bto (?-i:[A-Z])[\w'’-]+)[^.;:!?]{0,30}?,\s*)no (?:kids|children)"
+        r"(?: of my own| yet)?(?=\s*(?:[,.;!()]|$)|\s+(?:and|but|yet)\b)|"
+        r"\bi (?:don't|do not) have (?:any )?(?:kids|children)(?: of my own)?(?=\s*(?:[,.;!()]|$)|"
+        r"\s+(?:and|but|yet|so)\b)|"
+        r"^(?:we have |i have )?no (?:kids|children)(?: of my own| yet)?\s*[.!]*$",
+        "Has no children",
+        None,
+        "durable",
+        negative=True,
+    ),
+    # a parent who lives with the user: "my mum moved in with us", "my mom has been living with
+    # us since last year" (not "… for two weeks": a visit)
+    rule(
+        r"\bmy (?P<k>mum|mom|mother|dad|father|parents|grandmother|grandma|grandfather|grandpa|"
+        r"mother-in-law|father-in-law|mum-in-law|mom-in-law) (?:has |have |had )?(?:moved in with "
+        r"(?:us|me)|(?:has been |have been |is |are )?living with (?:us|me)|lives with (?:us|me)|"
+        r"live with (?:us|me))\b(?! (?:for|until|till|while|over) )",
+        "Lives with their {k}",
+        None,
+        finish=a_parent,
+    ),
+    # a parent who died: "my dad passed away last year", "after Dad passed last year"
+    rule(
+        r"\b(?:my |after |since )(?P<k>mum|mom|mother|dad|father) (?P<d>passed away|passed|died)\b"
+        r"(?! (?:in (?:my|a|the) (?:dream|story|book|film|movie|show)))",
+        "{K} passed away",
+        None,
+        "permanent",
+        finish=a_parent_died,
+    ),
+    # engaged: "I'm engaged to Karim", "got engaged to my gf Priya last weekend"
+    rule(
+        r"\bi(?:'m| am| got| just got| recently got)? engaged to "
+        rf"(?:my (?:gf|bf|girlfriend|boyfriend|partner) )?{NAME}",
+        "Engaged to {v}",
+        {"v": is_name},
+        "permanent",
+        finish=spouse,
     ),
     # a child born, named: "baby girl Amara was born last week", "we welcomed a baby boy, Leo"
     rule(
@@ -309,6 +382,10 @@ CANON = [
         "count:{1}",
     ),
     (r"^Married to (.+)$", USER, None),
+    (r"^Engaged to (.+)$", USER, None),
+    (r"^Has no children$", USER, None),
+    (r"^Lives with their (.+)$", USER, None),
+    (r"^(?:Mother|Father) (?:passed away|died)$", USER, None),
     (r"^Is a single (?:mother|father|mom|mum|dad|parent)$", USER, None),
     # one pregnancy at a time: "it's twins … due in April" replaces "Expecting a baby in May"
     (r"^Expecting (?:a baby|twins|triplets)(?: in .+)?$", USER, "expecting"),

@@ -45,6 +45,30 @@ def each_language(text: str) -> list[str]:
     return out or [text]
 
 
+def learnt(f: Filling) -> bool:
+    f.values["v"] = f.groups.get("v") or f.groups.get("w") or ""
+    return a_language(f.values["v"]) and capitalised(f)
+
+
+def spoken_where(f: Filling) -> bool:
+    """ "Cebuano at home" → "Speaks Cebuano": where, or with whom, it is spoken is left out (a
+    language spoken at home is spoken; writers name the place or not)."""
+    f.values["v"] = f.values["v"][:1].upper() + f.values["v"][1:]
+    return True
+
+
+def spoken_some(f: Filling) -> bool:
+    """ "my Portuguese is rusty" → "Speaks rusty Portuguese"; "ok" → "Speaks OK Portuguese"."""
+    degree = f.groups.get("d", "").lower()
+    f.values["d"] = {"ok": "OK", "okay": "OK", "ok-ish": "OK", "so-so": "some"}.get(degree, degree)
+    return capitalised_v(f)
+
+
+def capitalised_v(f: Filling) -> bool:
+    f.values["v"] = f.values["v"][:1].upper() + f.values["v"][1:]
+    return True
+
+
 RULES = [
     rule(
         r"(?:\bi(?:'m| am)|, and) (?:just |also |currently |now )?learning (?P<v>[A-Z][a-z]+)\b",
@@ -138,6 +162,54 @@ RULES = [
         change=True,
         negative=True,
     ),
+    # learning, typed in lower case or with the subject left out: "learning japanese, around n4",
+    # "doing arabic on duolingo", "Currently doing Duolingo German", "I've been studying Korean for
+    # a year"
+    rule(
+        r"(?:^|\bi(?:'m| am|'ve been| have been)? |, and )(?:just |also |currently |now |still "
+        r"|slowly |trying to )?(?:(?:learning|learn|studying)(?: duolingo)?|doing duolingo) "
+        r"(?P<v>[A-Za-z]+)(?=\s*(?:[,.;!()]|$)|\s+(?:on duolingo|on the side|rn|now|at the moment|"
+        r"atm|for|since|lessons|classes|in the evenings|every|and|but)\b)|"
+        r"(?:^|\bi(?:'m| am)? |, (?:and )?)(?:also |currently |now )?doing (?P<w>[A-Za-z]+) on "
+        r"duolingo\b",
+        "Is learning {v}",
+        None,
+        finish=learnt,
+    ),
+    # where a language is spoken: "We speak Cebuano at home and English at work", "Hindi at home,
+    # Marathi with my in-laws, English at work", "I speak Russian with my parents"
+    rule(
+        r"(?:\bi (?:mostly |mainly |usually |only )?(?:speak|use) |^|, (?:and )?|\band )"
+        r"(?P<v>[A-Za-z]+) (?:at home|at work|with (?:my|our) (?:parents|kids|children|family|wife|"
+        r"husband|partner|in-laws|grandparents|mum|mom|dad|grandmother|grandfather))\b",
+        "Speaks {v}",
+        {"v": a_language},
+        finish=spoken_where,
+    ),
+    # "I understand Tagalog", "I can follow Tamil" (understood, not spoken)
+    rule(
+        r"\bi (?:can )?(?:also )?(?:understand|follow) (?:some |a bit of |a little )?"
+        r"(?P<v>[A-Za-z]+)\b(?! (?:people|you|him|her|them|what|why|how|the)\b)",
+        "Understands {v}",
+        {"v": a_language},
+        finish=capitalised,
+    ),
+    # some of a language: "my Cantonese is pretty basic", "My Portuguese is rusty", "kinda rusty
+    # german", "a bit of Arabic" (after a cue of speaking)
+    rule(
+        r"\bmy (?P<v>[A-Za-z]+) is (?:really |pretty |very |quite |a bit |super |still |kinda |"
+        r"kind of )?(?P<d>basic|rusty|limited|ok|okay|ok-ish|so-so)\b",
+        "Speaks {d} {v}",
+        {"v": a_language},
+        finish=spoken_some,
+    ),
+    # "I'm a spanish speaker", "Mandarin speaker, my Cantonese is …" (not "a speaker at …")
+    rule(
+        r"(?:\bi(?:'m| am) an? |^)(?P<v>[A-Za-z]+) speaker\b(?! (?:at|of|for|in)\b)",
+        "Speaks {v}",
+        {"v": a_language},
+        finish=capitalised,
+    ),
     # the subject left out, typed in lower case: "gave up on spanish lol", "quit learning german"
     rule(
         r"^(?:(?:so|and|but|welp|well|ok|okay|lol|haha|update)[,!:]? )?(?:i(?:'ve| have)? )?"
@@ -189,6 +261,7 @@ CANON = [
     (r"^Speaks (.+)$", USER, None),
     (r"^Native language: (.+)$", USER, "native-language"),
     (r"^Is learning (.+)$", USER, None),
+    (r"^Understands (.+)$", USER, None),
 ]
 
 

@@ -99,7 +99,35 @@ _PART = (
 )
 #: A list of tools with their versions ("Flutter 3.22", "Next.js 14"): a period only inside a word.
 _TOOLS = r"(?P<v>(?:[^,.;:!?()]|\.(?=\w)){1,80}?)"
-_LIST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+\+\s+|\s+and\s+|\s+with\s+|\s*&\s*)\s*")
+_LIST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+\+\s+|\s+and\s+|\s+with\s+|\s+on\s+|\s*&\s*)\s*")
+#: One tool as named: a word or two ("AWS ECS", "docker compose", "Fly.io").
+_A_TOOL = r"[A-Za-z][\w+#-]*(?:\.\w+)*(?: [A-Za-z][\w+#-]*(?:\.\w+)*)?"
+#: One tool, a second word only capitalised or a version ("Kubernetes", "AWS ECS", "Postgres 16").
+_NAMED_TOOL = r"[A-Za-z][\w+#-]*(?:\.\w+)*(?: (?:(?-i:[A-Z])[\w+#-]*|\d[\w.]*))?"
+
+
+def decided_against(f: Filling) -> bool:
+    """A tool decided against, by its name ("kubernetes" → "Kubernetes")."""
+    f.values["v"] = f.groups.get("v") or f.groups.get("w") or ""
+    return _a_named_tech(f.values["v"]) and capital_tool_v(f)
+
+
+def deployed(f: Filling) -> bool:
+    """ "we host …" → "Hosted on …"; a second tool only when it is one ("with my team" is none: no
+    line); a tool typed in lower case written as its name ("docker compose" → "Docker
+    Compose")."""
+    verb = (f.groups.get("k") or f.groups.get("k2") or "").lower()
+    if verb.startswith("host"):
+        f.template = "Hosted on {v}"
+    first, _, second = f.values["v"].partition(" with ")
+    if second and not is_tech(second):
+        second = ""  # "on Hetzner with my team": the team is no tool
+    f.values["v"] = " with ".join(
+        " ".join(w[:1].upper() + w[1:] for w in t.split()) if t.islower() else t
+        for t in (first, second)
+        if t
+    )
+    return True
 
 
 def each_tool(text: str) -> list[str]:
@@ -193,7 +221,7 @@ RULES = [
     rule(
         rf"{_PROJECT} is (?:written|built|implemented) in [^,.;]{{1,40}}? and (?:is )?(?:deployed|"
         r"hosted|running|runs) "
-        rf"on {VAL}",
+        rf"on (?P<v>{_A_TOOL})",
         "{p} runs on {v}",
         {"p": is_project, "v": is_tool},
     ),
@@ -414,12 +442,29 @@ RULES = [
         {"v": is_tech},
         change=True,
     ),
-    # "we deploy on Fly.io", "we host everything on Hetzner"
+    # a tool decided against: "we decided not to use Kubernetes", "no kubernetes, team decided
+    # it's overkill" (a tool of the lexicon or a capitalised one; never "decided not to go")
     rule(
-        rf"\bwe (?:deploy|host) (?:it |everything |the app |our app )?(?:on|to) {_TOOLS}"
-        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|now|to|with)\b)",
-        "Uses {v} for deployment",
-        {"v": is_tech},
+        r"\b(?:i|we|the team|team|our team)(?:'ve| have)? (?:all )?(?:decided|agreed|chose) not to "
+        rf"(?:use|adopt|go with|bother with|run|deploy on) (?P<v>{_NAMED_TOOL})"
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:for|because|since|as|yet|at all|here|now)\b)|"
+        rf"(?:^|, )no (?P<w>{_NAMED_TOOL}),? (?:the |our )?(?:team|we) (?:all )?"
+        r"(?:decided|agreed)\b",
+        "Decided: not to use {v}",
+        None,
+        negative=True,
+        finish=decided_against,
+    ),
+    # "we deploy on Fly.io", "we host everything on Hetzner with docker compose", "…, deployed on
+    # AWS ECS" (after a stack said in the clause)
+    rule(
+        r"(?:\bwe (?P<k>deploy|host) (?:it |everything |the app |our app |all |them )?|"
+        r", (?P<k2>deployed|hosted) )(?:on|to|with) "
+        rf"(?P<v>{_A_TOOL}(?: with {_A_TOOL})?)"
+        r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|now|to)\b)",
+        "Deployed on {v}",
+        {"v": lambda v: is_tech(v.split(" with ")[0])},
+        finish=deployed,
     ),
 ]
 
@@ -430,4 +475,5 @@ CANON = [
     (r"^The (\w+) is called (.+)$", MEMORY, "name:{1}"),
     (r"^(.+?) stores its data in (.+)$", MEMORY, "database:{1}"),
     (r"^(?:Uses|Chose|Decided:|No longer uses) (.+)$", MEMORY, None),
+    (r"^(?:Deployed|Hosted) on (.+)$", MEMORY, None),
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..dates import DATE_PHRASE
+from ..kinds import known_place
 from .core import MEMORY, USER, Filling, rule
 from .lexicon import CADENCE
 from .person import third_person
@@ -84,7 +85,80 @@ def a_routine(f: Filling) -> bool:
     return True
 
 
+#: A team's meeting, by its name ("daily standup", "staff meeting", "lab meeting", "all hands").
+_MEETING = (
+    r"(?:(?:daily|weekly|monthly|biweekly|quarterly|team|staff|lab|sprint|morning|board|design|"
+    r"faculty|department|clinic|ward|project) )*(?:standup|stand-up|staff meeting|team meeting|"
+    r"meeting|huddle|sync|retro|retrospective|planning|all[- ]hands|1:1|one-on-one|check-in|"
+    r"critique|review)s?"
+)
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_WEEKDAY = rf"{_DAY}s?"
+#: A clock time said as people type it ("9:30", "9.30am", "930am", "4pm", "at 8"); a bare number
+#: only after "at".
+_CLOCK = (
+    r"(?:\d{1,2}[:.]\d{2}\s*(?:am|pm)?|\d{3,4}\s*(?:am|pm)|\d{1,2}\s*(?:am|pm)|(?<=at )\d{1,2}"
+    r"(?! ?(?:days?|weeks?|months?|years?|people|times|min)))"
+)
+#: One part of when a meeting is: a time, a weekday, a cadence, a time zone.
+_WHEN_PART = (
+    rf"(?:(?:at|@) )?{_CLOCK}(?:\s*-\s*{_CLOCK})?(?: sharp| in the (?:morning|afternoon|evening))?|"
+    rf"(?:(?:every|each) (?:day|morning|weekday|week|month|other {_WEEKDAY}|second {_WEEKDAY}|"
+    rf"{_WEEKDAY})|daily|weekly|monthly|on weekdays|mon-fri|monday to friday|"
+    rf"(?:on )?{_WEEKDAY}|(?:on )?the (?:first|second|third|fourth|last) {_DAY} "
+    r"of (?:each|every|the) month)|"
+    r"\(?(?-i:[A-Z])[a-z]+\)? time|[a-z]+ time\b"
+)
+_WHEN = rf"(?P<v>(?:{_WHEN_PART})(?:,? (?:{_WHEN_PART})){{0,4}})(?:,? \(?(?P<z>[A-Za-z]+)\)?)?"
+#: Where a meeting's time ends: the clause, or a reason or request after it.
+_WHEN_END = (
+    r"(?=\s*(?:[.!;]|$)|,\s*(?:so|and|but|dont|don't|do not|please|pls|which|because|that's)\b|"
+    r"\s+(?:so|and|but|dont|don't|please|pls|before|because)\b)"
+)
+
+
+#: A meeting said to recur: a cadence, a weekday in the plural, a day of each month.
+_REGULAR = re.compile(
+    rf"\b(?:every|each|daily|weekly|monthly|biweekly|quarterly|weekdays|mon-fri|monday to friday|"
+    rf"{_DAY}s)\b",
+    re.I,
+)
+
+
+def meeting_when(f: Filling) -> bool:
+    """ "standup is 9:30 every day, sydney time" → "Team cadence: standup 9:30 every day, Sydney
+    time": a meeting with a clock time or a weekday (a cadence alone is the older rules'), the
+    time typed "9.30am" or "930am" written "9:30am"."""
+    when = f.groups.get("v", "")
+    event = f.groups.get("e", "").strip()
+    if not _REGULAR.search(f"{event} {when}"):
+        return False  # "The standup is at 9:30": today's, maybe
+    when = re.sub(r"\b(\d{1,2})\.(\d{2})(?!\d)", r"\1:\2", when)
+    when = re.sub(r"\b(\d{1,2})(\d{2})(\s*(?:am|pm))", r"\1:\2\3", when)
+    when = re.sub(r"\b([a-z]+) time\b", lambda m: f"{m.group(1).capitalize()} time", when)
+    zone = f.groups.get("z", "")
+    if zone and not known_place(zone.capitalize()):
+        return False  # "standup 9:30 tomorrow": no zone, no line
+    when = f"{when[:1].lower()}{when[1:]}" + (f", {zone.capitalize()} time" if zone else "")
+    f.values["v3"] = f"{event[:1].upper()}{event[1:]} {when}"
+    return True
+
+
 RULES = [
+    # a meeting and when it is, in either order: "standup is 9:30 every day, sydney time", "daily
+    # standup 9.30am cairo", "Every Thursday at 4pm I've got my weekly one-on-one with my manager"
+    rule(
+        rf"^(?:the |our |my )?(?P<e>{_MEETING}) (?:is |are |happens |starts |takes place )?"
+        rf"{_WHEN}{_WHEN_END}",
+        "Team cadence: {v3}",
+        finish=meeting_when,
+    ),
+    rule(
+        rf"^{_WHEN},? (?:is |(?:we|i)(?:'ve got| have got| have)? )(?:our |my |the |a )?"
+        rf"(?P<e>{_MEETING})(?: with (?:my|our|the) [a-z]+)?{_WHEN_END}",
+        "Team cadence: {v3}",
+        finish=meeting_when,
+    ),
     rule(
         rf"\bthe deadline (?:for (?P<v>[\w\s-]{{2,40}}?) )?is (?:on |by )?{_DATE}\b",
         "Deadline for {v}: {d}",
