@@ -207,6 +207,14 @@ def test_look_alikes_of_a_change_give_no_line(message: str) -> None:
         ("we deploy on Hetzner with docker compose", "Deployed on Hetzner with Docker Compose"),
         ("The backend is Go 1.22, deployed on Fly.io.", "Deployed on Fly.io"),
         ("We decided not to use Kubernetes.", "Decided: not to use Kubernetes"),
+        # records a small business keeps, the platforms an app targets, a stack as a label
+        ("We do payroll in Xero.", "Uses Xero for payroll"),
+        ("the stock list is just a google sheet", "Uses a Google Sheet for stock list"),
+        ("Our invoices are in QuickBooks, nothing fancy.", "Uses QuickBooks for invoices"),
+        ("The game targets Switch and PC.", "Targets Switch and PC"),
+        ("we target ios only for now", "Targets iOS only"),
+        ("stack: rails 7.1 / mysql 8 / hetzner", "Uses MySQL 8"),
+        ("we use quickbooks for invoices", "Uses QuickBooks for invoices"),
         # a meeting and when it is, in either order, typed tersely
         ("daily standup 9.30am cairo", "Team cadence: Daily standup 9:30am, Cairo time"),
         (
@@ -248,6 +256,11 @@ def test_a_shape_of_a_kind_is_read(message: str, line: str) -> None:
         "we decided not to go",
         "we decided not to use the car",
         "I'm expecting a package in March",
+        "we keep the books in order",
+        "my accounts are in a mess",
+        "our stock is in the warehouse",
+        "we target young people",
+        "my stack is: love / hate",
     ],
 )
 def test_look_alikes_of_those_shapes_give_no_line(message: str) -> None:

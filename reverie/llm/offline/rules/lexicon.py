@@ -136,7 +136,11 @@ TECH = word_set(
     "airflow dbt spark pandas numpy pytorch tensorflow alembic pytest celery s3 bigquery snowflake "
     "dynamodb "
     # test runners and bundlers, said in lower case ("switched to vitest, jest is gone")
-    "jest vitest mocha cypress playwright vite webpack mongo"
+    "jest vitest mocha cypress playwright vite webpack mongo "
+    # stacks as people type them in lower case ("next.js 14 + supabase", "tidyverse")
+    "next.js node.js vue.js nuxt flutter firebase firestore supabase vercel netlify heroku "
+    "hetzner digitalocean wordpress woocommerce shopify godot sqlc pnpm turborepo tailwind "
+    "prometheus grafana sidekiq hotwire tidyverse quickbooks"
 )
 
 

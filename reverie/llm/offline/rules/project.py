@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .core import MEMORY, Filling, rule
+from .core import MEMORY, Filling, rule, rules_of
 from .lexicon import CADENCE, DATABASES, NOT_NAMES, PROJECT_NOUN, TECH
 from .person import third_person
 from .phrases import NAME, PSTOP, VAL
@@ -99,11 +99,66 @@ _PART = (
 )
 #: A list of tools with their versions ("Flutter 3.22", "Next.js 14"): a period only inside a word.
 _TOOLS = r"(?P<v>(?:[^,.;:!?()]|\.(?=\w)){1,80}?)"
-_LIST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+\+\s+|\s+and\s+|\s+with\s+|\s+on\s+|\s*&\s*)\s*")
+_LIST = re.compile(
+    r"\s*(?:,\s*(?:and\s+)?|\s+\+\s+|\s+and\s+|\s+with\s+|\s+w/\s+|\s+/\s+|\s+on\s+|"
+    r"\s*&\s*)\s*"
+)
 #: One tool as named: a word or two ("AWS ECS", "docker compose", "Fly.io").
 _A_TOOL = r"[A-Za-z][\w+#-]*(?:\.\w+)*(?: [A-Za-z][\w+#-]*(?:\.\w+)*)?"
 #: One tool, a second word only capitalised or a version ("Kubernetes", "AWS ECS", "Postgres 16").
 _NAMED_TOOL = r"[A-Za-z][\w+#-]*(?:\.\w+)*(?: (?:(?-i:[A-Z])[\w+#-]*|\d[\w.]*))?"
+
+
+#: The records a small business keeps, and what it keeps them in.
+_RECORDS = (
+    r"(?P<p>accounts|accounting|books|bookkeeping|invoices|invoicing|payroll|inventory|stock|"
+    r"stock list|stock inventory|orders|bookings|appointments|expenses|budget|rota|register)"
+)
+_RECORD_TOOL = (
+    r"(?P<v>an? (?:google sheet|google spreadsheet|spreadsheet|excel sheet|excel file)|google "
+    r"sheets|excel|(?-i:[A-Z])[\w.+-]*(?: (?-i:[A-Z])[\w.+-]*)?|[a-z]+(?: online)?)"
+)
+_RECORD_END = r"(?=\s*(?:[,.;!()]|$)|\s+(?:and|but|so|because|now|for|nothing|these days)\b)"
+_PLATFORM = (
+    r"(?:ios|android|web|desktop|mobile|steam|windows|macos|mac|linux|pc|switch|nintendo switch|"
+    r"playstation|ps5|xbox)"
+)
+_PLATFORM_NAMES = {
+    "ios": "iOS",
+    "pc": "PC",
+    "ps5": "PS5",
+    "macos": "macOS",
+}
+
+
+def records_kept(f: Filling) -> bool:
+    """A record kept in a tool: a spreadsheet, or a tool by its name (in lower case only one of
+    the lexicon's, "quickbooks"); written with its capitals ("a google sheet" → "a Google
+    Sheet")."""
+    tool = f.values.get("v", "").strip().rstrip(".,")
+    low = tool.lower()
+    sheet = re.search(r"\b(?:sheet|sheets|spreadsheet|excel)\b", low)
+    if not sheet and not (tool[:1].isupper() and is_tool(tool)) and low.split()[0] not in TECH:
+        return False
+    words = tool.split()
+    f.values["v"] = " ".join(
+        w if w in ("a", "an") or not w.islower() else _capital(w) for w in words
+    )
+    f.values["p"] = f.groups.get("p", "").lower()
+    return True
+
+
+def platforms(f: Filling) -> bool:
+    """ "android only" → "Android only"; "switch and steam" → "Switch and Steam"."""
+    said = f.groups.get("v", "")
+    names = re.sub(
+        _PLATFORM,
+        lambda m: _PLATFORM_NAMES.get(m.group(0).lower(), m.group(0)[:1].upper() + m.group(0)[1:]),
+        said,
+        flags=re.I,
+    )
+    f.values["v"] = names + (f.groups.get("o") or "")
+    return True
 
 
 def decided_against(f: Filling) -> bool:
@@ -141,10 +196,33 @@ def each_tool(text: str) -> list[str]:
         item = item.strip()
         if not item or not is_tech(item):
             break
-        if item.islower():  # "postgres 16" → "Postgres 16"
-            item = " ".join(w[:1].upper() + w[1:] for w in item.split())
+        if item.islower():  # "postgres 16" → "Postgres 16" (not its purpose: "… for invoices")
+            head, sep, tail = item.partition(" for ")
+            item = " ".join(_capital(w) for w in head.split()) + sep + tail
         out.append(f"Uses {item}")
     return out or [text]
+
+
+#: Names typed in lower case that are written in capitals.
+_ACRONYMS = frozenset("aws gcp ecs eks gke aks php sql api ci cd".split())
+
+
+#: Tools typed in lower case, as their makers write them.
+_SPELLED = {
+    w.lower(): w
+    for w in (
+        "MySQL PostgreSQL SQLite MongoDB GitHub GitLab JavaScript TypeScript GraphQL FastAPI "
+        "QuickBooks WordPress WooCommerce DigitalOcean Next.js Node.js Vue.js TimescaleDB "
+        "ClickHouse DuckDB BigQuery DynamoDB"
+    ).split()
+}
+
+
+def _capital(word: str) -> str:
+    """ "mysql" → "MySQL", "aws" → "AWS", "django" → "Django"."""
+    if word in _ACRONYMS:
+        return word.upper()
+    return _SPELLED.get(word, word[:1].upper() + word[1:])
 
 
 def is_tech_list(value: str) -> bool:
@@ -442,6 +520,40 @@ RULES = [
         {"v": is_tech},
         change=True,
     ),
+    # where a small business keeps its records: "we do accounts in QuickBooks", "the stock list
+    # is just a Google Sheet", "Our accounts are in Tally Prime", "the stock inventory I keep in a
+    # Google Sheet", "we use quickbooks online for invoices"
+    *rules_of(
+        (
+            r"\b(?:we|i) (?:do|keep|track|manage|run|handle) (?:all )?(?:the |our |my )?"
+            rf"{_RECORDS} (?:in|on|with|using|through) {_RECORD_TOOL}{_RECORD_END}",
+            rf"(?:^|\b(?:the|our|my)\s)(?:[a-z]+ )?{_RECORDS} (?:is|are|lives?|is kept|are kept|is "
+            rf"tracked|are tracked|is done|are done|i keep|we keep) (?:just |all |only |still )?"
+            rf"(?:in|on) {_RECORD_TOOL}{_RECORD_END}",
+            rf"(?:^|\b(?:the|our|my)\s)(?:[a-z]+ )?{_RECORDS} (?:is|are) just {_RECORD_TOOL}"
+            rf"{_RECORD_END}",
+            rf"\bwe use {_RECORD_TOOL} for (?:the |our |my )?{_RECORDS}{_RECORD_END}",
+        ),
+        "Uses {v} for {p}",
+        None,
+        finish=records_kept,
+    ),
+    # the platforms an app or a game targets: "We target Android only", "targeting switch and
+    # steam" (named platforms only)
+    rule(
+        rf"\b(?:we |it |app |the app |game |the game )?(?:target|targets|targeting|targetting) "
+        rf"(?P<v>{_PLATFORM}(?:(?:,| and|,? \+|/| &) {_PLATFORM}){{0,3}})(?P<o> only| first)?\b",
+        "Targets {v}",
+        None,
+        finish=platforms,
+    ),
+    # a stack as a label: "stack: django 5.1 / postgres 16 / ECS on aws"
+    rule(
+        rf"^(?:our |the |my )?(?:tech )?stack(?: is)?:\s*{_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$))",
+        "Uses {v}",
+        {"v": is_tech_list},
+        split=each_tool,
+    ),
     # a tool decided against: "we decided not to use Kubernetes", "no kubernetes, team decided
     # it's overkill" (a tool of the lexicon or a capitalised one; never "decided not to go")
     rule(
@@ -476,4 +588,5 @@ CANON = [
     (r"^(.+?) stores its data in (.+)$", MEMORY, "database:{1}"),
     (r"^(?:Uses|Chose|Decided:|No longer uses) (.+)$", MEMORY, None),
     (r"^(?:Deployed|Hosted) on (.+)$", MEMORY, None),
+    (r"^Targets (.+)$", MEMORY, None),
 ]
