@@ -361,8 +361,10 @@ RULES = [
     ),
     # a child born, named: "baby girl Amara was born last week", "we welcomed a baby boy, Leo"
     rule(
-        rf"\bbaby (?P<k>girl|boy),? (?:named |called )?{NAME},? (?:was born|arrived|came)\b|"
-        r"\b(?:we )?(?:welcomed|had) (?:a |our )?(?:baby |little )?(?P<k2>girl|boy|son|daughter),? "
+        rf"(?<!'s )\bbaby (?P<k>girl|boy),? (?:named |called )?{NAME},? "
+        r"(?:was born|arrived|came)\b|"
+        r"(?:^|\b(?:we|i|and i)(?: just| finally| recently)? )(?:welcomed|had) (?:a |our )?"
+        r"(?:baby |little )?(?P<k2>girl|boy|son|daughter),? "
         rf"(?:named |called )?(?P<v2>(?-i:[A-Z])[\w'’-]+)(?=\s*(?:[,.;!]|$)|\s+(?:last|this|on|in|"
         r"yesterday)\b)",
         "Has a {k} named {v}",

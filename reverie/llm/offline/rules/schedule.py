@@ -125,6 +125,20 @@ _REGULAR = re.compile(
 )
 
 
+def _older_cadence(clause: str) -> bool:
+    """A team cadence rule of ``project`` fills a line from this clause (imported here on use:
+    ``fill`` reads the templates, which read this module)."""
+    from . import project
+    from .fill import fill
+
+    return any(
+        r.template.startswith("Team cadence")
+        and (m := r.pattern.search(clause))
+        and fill(r, m, None)
+        for r in project.RULES
+    )
+
+
 def meeting_when(f: Filling) -> bool:
     """ "standup is 9:30 every day, sydney time" → "Team cadence: standup 9:30 every day, Sydney
     time": a meeting with a clock time or a weekday (a cadence alone is the older rules'), the
@@ -133,6 +147,8 @@ def meeting_when(f: Filling) -> bool:
     event = f.groups.get("e", "").strip()
     if not _REGULAR.search(f"{event} {when}"):
         return False  # "The standup is at 9:30": today's, maybe
+    if _older_cadence(f.match.string):
+        return False  # one line per meeting: the cadence rules of ``project`` read this one
     when = re.sub(r"\b(\d{1,2})\.(\d{2})(?!\d)", r"\1:\2", when)
     when = re.sub(r"\b(\d{1,2})(\d{2})(\s*(?:am|pm))", r"\1:\2\3", when)
     when = re.sub(r"\b([a-z]+) time\b", lambda m: f"{m.group(1).capitalize()} time", when)
@@ -140,6 +156,14 @@ def meeting_when(f: Filling) -> bool:
     if zone and not known_place(zone.capitalize()):
         return False  # "standup 9:30 tomorrow": no zone, no line
     when = f"{when[:1].lower()}{when[1:]}" + (f", {zone.capitalize()} time" if zone else "")
+    # one form for what is said two ways: "every Monday" is "on Mondays", "mon-fri" is "on
+    # weekdays", "every morning" (at a time) is "daily", "one-on-one" is "1:1"
+    when = re.sub(rf"\bevery ({_DAY})\b", r"on \1s", when, flags=re.I)
+    when = re.sub(
+        r"\b(?:mon-fri|monday to friday|every weekday)\b", "on weekdays", when, flags=re.I
+    )
+    when = re.sub(r"\b(?:every|each) morning\b", "daily", when, flags=re.I)
+    event = re.sub(r"\bone-on-one", "1:1", event, flags=re.I)
     f.values["v3"] = f"{event[:1].upper()}{event[1:]} {when}"
     return True
 
