@@ -25,6 +25,8 @@ RETIRED = [
         "Has two children",
         "Has three children",
     ),
+    # the count said anew with its noun and "now"
+    (("I have two kids.", "we now have three kids"), "Has two children", "Has three children"),
     # a language given up, the subject left out and typed in lower case
     (
         ("I'm learning Italian.", "gave up on italian, doing Greek now"),
@@ -122,6 +124,8 @@ def test_a_correction_retires_the_old_line_where_why_finds_it(
 
 # (turns, the line that must stay)
 KEPT = [
+    # a count of children of another kind is another fact: both stay
+    (("I have two sons.", "we have three kids now, our daughter arrived"), "Has two sons"),
     # a count said with no child arriving
     (("We've got two kids.", "We have three now, cats I mean."), "Has two children"),
     # someone else gave up the language
