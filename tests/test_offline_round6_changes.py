@@ -206,6 +206,10 @@ def test_look_alikes_of_a_change_give_no_line(message: str) -> None:
         ("I can understand Italian but not speak it.", "Understands Italian"),
         ("My Arabic is pretty rusty.", "Speaks rusty Arabic"),
         ("I'm a Hungarian speaker.", "Speaks Hungarian"),
+        # a second language, a sign language as the first
+        ("Dutch is my first language, English my second.", "Speaks English"),
+        ("my second language is Swahili", "Speaks Swahili"),
+        ("I'm Deaf and ASL is my first language.", "Native language: ASL"),
         # a stack: versions joined by "on", deployment with its tool, a tool decided against
         ("Our API is Rails 7.1 on MySQL 8.", "Uses MySQL 8"),
         ("we deploy on Hetzner with docker compose", "Deployed on Hetzner with Docker Compose"),
@@ -262,6 +266,7 @@ def test_a_shape_of_a_kind_is_read(message: str, line: str) -> None:
         "I'm expecting a package in March",
         "my sister's baby girl Mia was born",
         "My son and his wife had a baby girl, Valentina, in May.",
+        "English is my second favourite subject",
         "we keep the books in order",
         "my accounts are in a mess",
         "our stock is in the warehouse",

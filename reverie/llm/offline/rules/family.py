@@ -248,7 +248,8 @@ RULES = [
     ),
     # "our two boys", "me, my wife and our two kids", "I have 4 grandkids"
     rule(
-        rf"\b(?:my|our|(?:i|we)(?: now)?(?: have|'ve got| have got)) {_COUNT} (?:little |young |grown |"
+        r"\b(?:my|our|(?:i|we)(?: now)?(?: have|'ve got| have got)) "
+        rf"{_COUNT} (?:little |young |grown |"
         r"teenage )?(?P<k>kids|children|boys|girls|sons|daughters|grandkids|grandchildren)\b",
         "Has {n} {k}",
         None,

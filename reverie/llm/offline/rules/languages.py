@@ -20,7 +20,16 @@ def a_language(value: str) -> bool:
     """A language ISO 639-1 names, typed with or without its capital ("english", "Haitian
     Creole")."""
     value = value.strip()
-    return is_language(value[:1].upper() + value[1:]) or is_language(value.title())
+    return (
+        is_language(value[:1].upper() + value[1:])
+        or is_language(value.title())
+        or value.upper() in _SIGN_LANGUAGES
+        or value.lower() == "auslan"
+    )
+
+
+#: Sign languages by the letters people write them with (ISO 639-1 names none of them).
+_SIGN_LANGUAGES = frozenset("ASL BSL LSF NZSL ISL KSL DGS LSE LIS LIBRAS".split())
 
 
 def capitalised(f: Filling) -> bool:
@@ -113,16 +122,32 @@ RULES = [
         "permanent",
         finish=lambda f: _native(f),
     ),
+    # a second language: "English is my second language", "Spanish is my first language, English
+    # my second", "written English is my second" (never "… my second favourite")
+    rule(
+        r"(?:^|\band |, (?:and )?|\bthat )(?:written |spoken )?(?P<v>[A-Za-z]+) (?:is )?my "
+        r"(?:second|third|fourth|other) ?(?:language)?(?=\s+language\b|\s*(?:[,.;!?]|$)|"
+        r"\s+(?:and|but|so|now)\b)",
+        "Speaks {v}",
+        {"v": a_language},
+        finish=capitalised,
+    ),
+    rule(
+        r"\bmy (?:second|third|other) language is (?P<v>[A-Za-z]+)\b",
+        "Speaks {v}",
+        {"v": a_language},
+        finish=capitalised,
+    ),
     # "Portuguese is my first language", "Yoruba is my mother tongue", "(my) mother tongue is Dutch"
     rule(
-        rf"^{_LANG} is my (?:first|native|mother) (?:language|tongue|languge)\b",
+        rf"(?:^|\band |, ){_LANG} is my (?:first|native|mother) (?:language|tongue|languge)\b",
         "Native language: {v}",
         {"v": a_language},
         "permanent",
         finish=capitalised,
     ),
     rule(
-        rf"^(?:my )?(?:native|first|mother) (?:language|tongue) is {_LANG}\b",
+        rf"(?:^|\band |, )(?:my )?(?:native|first|mother) (?:language|tongue) is {_LANG}\b",
         "Native language: {v}",
         {"v": a_language},
         "permanent",
