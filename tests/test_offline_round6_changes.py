@@ -223,6 +223,8 @@ def test_look_alikes_of_a_change_give_no_line(message: str) -> None:
         ("we target ios only for now", "Targets iOS only"),
         ("stack: rails 7.1 / mysql 8 / hetzner", "Uses MySQL 8"),
         ("we use quickbooks for invoices", "Uses QuickBooks for invoices"),
+        ("mobile app = RN 0.74", "Uses React Native 0.74"),
+        ("We went with Laravel plus MySQL for bookings.", "Chose Laravel"),
         # a meeting and when it is, in either order, typed tersely
         ("daily standup 9.30am cairo", "Team cadence: Daily standup 9:30am, Cairo time"),
         (

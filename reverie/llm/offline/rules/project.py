@@ -101,8 +101,10 @@ _PART = (
 _TOOLS = r"(?P<v>(?:[^,.;:!?()]|\.(?=\w)){1,80}?)"
 _LIST = re.compile(
     r"\s*(?:,\s*(?:and\s+)?|\s+\+\s+|\s+and\s+|\s+with\s+|\s+w/\s+|\s+/\s+|\s+on\s+|"
-    r"\s*&\s*)\s*"
+    r"\s+plus\s+|\s*&\s*)\s*"
 )
+#: Short names written as the tool's name ("RN 0.74" is React Native 0.74).
+_ALIASES = {"RN": "React Native", "k8s": "Kubernetes", "K8s": "Kubernetes"}
 #: One tool as named: a word or two ("AWS ECS", "docker compose", "Fly.io").
 _A_TOOL = r"[A-Za-z][\w+#-]*(?:\.\w+)*(?: [A-Za-z][\w+#-]*(?:\.\w+)*)?"
 #: One tool, a second word only capitalised or a version ("Kubernetes", "AWS ECS", "Postgres 16").
@@ -188,18 +190,19 @@ def deployed(f: Filling) -> bool:
 def each_tool(text: str) -> list[str]:
     """ "Uses Django 5 with PostgreSQL 16" → one line per tool, each a tool ("… and Gusto for
     payroll" is one, "… with my team" none: the list ends there)."""
-    head, _, rest = text.partition(" ")
-    if head != "Uses":
+    verb, _, rest = text.partition(" ")
+    if verb not in ("Uses", "Chose"):
         return [text]
     out = []
-    for item in _LIST.split(rest):
-        item = item.strip()
+    for said in _LIST.split(rest):
+        first, _, more = said.strip().partition(" ")
+        item = f"{_ALIASES.get(first, first)} {more}".strip()  # "RN 0.74" → "React Native 0.74"
         if not item or not is_tech(item):
             break
         if item.islower():  # "postgres 16" → "Postgres 16" (not its purpose: "… for invoices")
-            head, sep, tail = item.partition(" for ")
-            item = " ".join(_capital(w) for w in head.split()) + sep + tail
-        out.append(f"Uses {item}")
+            name, sep, purpose = item.partition(" for ")
+            item = " ".join(_capital(w) for w in name.split()) + sep + purpose
+        out.append(f"{verb} {item}")
     return out or [text]
 
 
@@ -269,6 +272,7 @@ RULES = [
         rf"\b(?:i|we)(?:'ve| have)? (?:chose|chosen|picked|went with|settled on|opted for) {VAL}",
         "Chose {v}",
         {"v": is_tool},
+        split=each_tool,
     ),
     rule(
         r"\bwe(?:'re| are|'ve been| have been)? (?:now |currently )?(?:use|using|run on|running "
@@ -522,7 +526,7 @@ RULES = [
     ),
     # where a small business keeps its records: "we do accounts in QuickBooks", "the stock list
     # is just a Google Sheet", "Our accounts are in Tally Prime", "the stock inventory I keep in a
-    # Google Sheet", "we use quickbooks online for invoices"
+    # Google Sheet" ("we use quickbooks online for invoices" is the "we use" rule's)
     *rules_of(
         (
             r"\b(?:we|i) (?:do|keep|track|manage|run|handle) (?:all )?(?:the |our |my )?"
@@ -532,7 +536,6 @@ RULES = [
             rf"(?:in|on) {_RECORD_TOOL}{_RECORD_END}",
             rf"(?:^|\b(?:the|our|my)\s)(?:[a-z]+ )?{_RECORDS} (?:is|are) just {_RECORD_TOOL}"
             rf"{_RECORD_END}",
-            rf"\bwe use {_RECORD_TOOL} for (?:the |our |my )?{_RECORDS}{_RECORD_END}",
         ),
         "Uses {v} for {p}",
         None,
