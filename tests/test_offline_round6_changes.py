@@ -225,6 +225,11 @@ def test_look_alikes_of_a_change_give_no_line(message: str) -> None:
         ("we use quickbooks for invoices", "Uses QuickBooks for invoices"),
         ("mobile app = RN 0.74", "Uses React Native 0.74"),
         ("We went with Laravel plus MySQL for bookings.", "Chose Laravel"),
+        # a day off; a business closed on a day
+        ("Tuesdays are my day off.", "Off on Tuesdays"),
+        ("I work mon-thu, fridays off", "Off on Fridays"),
+        ("Our salon is closed on Mondays.", "Salon is closed on Mondays"),
+        ("we're closed sundays", "Closed on Sundays"),
         # a meeting and when it is, in either order, typed tersely
         ("daily standup 9.30am cairo", "Team cadence: Daily standup 9:30am, Cairo time"),
         (
@@ -269,6 +274,8 @@ def test_a_shape_of_a_kind_is_read(message: str, line: str) -> None:
         "my sister's baby girl Mia was born",
         "My son and his wife had a baby girl, Valentina, in May.",
         "English is my second favourite subject",
+        "the road is closed on Sundays",
+        "the bakery is closed on sundays, so no bread",
         "we keep the books in order",
         "my accounts are in a mess",
         "our stock is in the warehouse",

@@ -125,6 +125,41 @@ _REGULAR = re.compile(
 )
 
 
+def _days(said: str) -> str:
+    """ "monday" → "Mondays"; "weekends" kept."""
+    day = said.lower()
+    return day if day == "weekends" else day.capitalize().removesuffix("s") + "s"
+
+
+def day_off(f: Filling) -> bool:
+    f.values["v"] = _days(f.groups.get("v") or f.groups.get("w") or f.groups.get("x") or "")
+    return True
+
+
+def closed_on(f: Filling) -> bool:
+    """ "The restaurant is closed on Mondays" → "Restaurant is closed on Mondays"; "we're closed
+    Sundays" → "Closed on Sundays"."""
+    f.values["v"] = _days(f.groups.get("v") or f.groups.get("w") or "")
+    place = f.groups.get("e", "").lower()
+    if place:
+        if not re.search(_BUSINESS, place):
+            return False  # "the road is closed on Sundays": no business of the user's
+        said = f.match.group(0).lower()
+        if said.startswith("the ") and not _OWN_WORK.search(f.message or ""):
+            return False  # "the bakery is closed on Sundays, so no bread": any bakery
+        f.template = f"{place.capitalize()} is closed on {{v}}"
+    return True
+
+
+#: A message about the user's own workplace ("… so Monday is my day off").
+_OWN_WORK = re.compile(r"\b(?:my (?:day|days) off|i work|my shift|we open|we close)\b", re.I)
+#: What a business is, that has days it is closed ("the restaurant", "our clinic").
+_BUSINESS = (
+    r"\b(?:restaurant|cafe|café|bakery|shop|store|clinic|salon|studio|gym|office|practice|bar|"
+    r"pub|gallery|workshop|garage|pharmacy|surgery|library|school|market|stall|kitchen)$"
+)
+
+
 def _older_cadence(clause: str) -> bool:
     """A team cadence rule of ``project`` fills a line from this clause (imported here on use:
     ``fill`` reads the templates, which read this module)."""
@@ -279,6 +314,24 @@ RULES = [
         "Habit: {v3}",
         finish=a_routine,
     ),
+    # a day off: "Monday is my day off", "Mondays are my day off", "my day off is Friday", "I work
+    # mon–thu, fridays off"
+    rule(
+        rf"\b(?P<v>{_DAY}s?) (?:is|are) (?:always )?my (?:day|days) off\b|\bmy (?:day|days) off "
+        rf"(?:is|are) (?:always )?(?P<w>{_DAY}s?)\b|(?:^|, )(?P<x>{_DAY}s) off\b",
+        "Off on {v}",
+        None,
+        finish=day_off,
+    ),
+    # a business closed on a day: "The restaurant is closed on Mondays", "we're closed Sundays"
+    rule(
+        rf"^(?:the |our |my )(?P<e>[a-z]+(?: [a-z]+)?) is (?:always )?closed (?:on )?(?P<v>{_DAY}s|"
+        r"weekends)\b|\bwe(?:'re| are) (?:always )?closed (?:on )?"
+        rf"(?P<w>{_DAY}s|weekends)\b",
+        "Closed on {v}",
+        None,
+        finish=closed_on,
+    ),
     # "i dont work fridays"
     rule(
         r"\bi (?:don't|do not|never) work (?:on )?(?P<v>mondays|tuesdays|wednesdays|thursdays|"
@@ -298,5 +351,7 @@ CANON = [
     (r"^Routine: (.+)$", MEMORY, None),
     (r"^Habit: (.+)$", USER, None),
     (r"^Doesn't work on (.+)$", USER, None),
+    (r"^Off on (.+)$", USER, None),
+    (r"^(?:.+ is )?[Cc]losed on (.+)$", MEMORY, None),
     (r"^(.+?) on (\d{4}-\d{2}-\d{2})$", MEMORY, "date:{1}"),
 ]
