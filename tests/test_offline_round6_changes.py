@@ -225,6 +225,12 @@ def test_look_alikes_of_a_change_give_no_line(message: str) -> None:
         ("we use quickbooks for invoices", "Uses QuickBooks for invoices"),
         ("mobile app = RN 0.74", "Uses React Native 0.74"),
         ("We went with Laravel plus MySQL for bookings.", "Chose Laravel"),
+        # a sprint's length and first day
+        (
+            "our sprints are two weeks and start on Wednesdays",
+            "Team cadence: 2-week sprints starting on Wednesdays",
+        ),
+        ("We work in 3-week sprints.", "Team cadence: 3-week sprints"),
         # a day off; a business closed on a day
         ("Tuesdays are my day off.", "Off on Tuesdays"),
         ("I work mon-thu, fridays off", "Off on Fridays"),
@@ -276,6 +282,8 @@ def test_a_shape_of_a_kind_is_read(message: str, line: str) -> None:
         "English is my second favourite subject",
         "the road is closed on Sundays",
         "the bakery is closed on sundays, so no bread",
+        "I ran two-week sprints at my old job",
+        "in two weeks we ship",
         "we keep the books in order",
         "my accounts are in a mess",
         "our stock is in the warehouse",

@@ -131,6 +131,19 @@ def _days(said: str) -> str:
     return day if day == "weekends" else day.capitalize().removesuffix("s") + "s"
 
 
+_WEEKS = {"one": "1", "two": "2", "three": "3", "four": "4"}
+
+
+def sprints(f: Filling) -> bool:
+    """ "sprints are 2 weeks, start on mondays" → "2-week sprints starting on Mondays"."""
+    weeks = (f.groups.get("n") or f.groups.get("m") or "").lower()
+    day = f.groups.get("d") or f.groups.get("e") or ""
+    f.values["v3"] = f"{_WEEKS.get(weeks, weeks)}-week sprints" + (
+        f" starting on {_days(day)}" if day else ""
+    )
+    return True
+
+
 def day_off(f: Filling) -> bool:
     f.values["v"] = _days(f.groups.get("v") or f.groups.get("w") or f.groups.get("x") or "")
     return True
@@ -313,6 +326,16 @@ RULES = [
         rf"\b(?:{CADENCE})\b[^,;]{{0,30}}?(?=\s*(?:[,;.!]|$))",
         "Habit: {v3}",
         finish=a_routine,
+    ),
+    # a sprint's length and its first day: "sprints are 2 weeks, start on mondays", "Two-week
+    # sprints: …", "we work in two-week sprints starting Monday"
+    rule(
+        r"^(?:our |the )?sprints (?:are|last|run) (?P<n>one|two|three|four|1|2|3|4)[- ]weeks?"
+        rf"(?: long)?(?:,? (?:and )?(?:they )?start(?:ing|s)? (?:on )?(?P<d>{_DAY}s?))?\b|"
+        r"(?:^|\b(?:we (?:work|do|run) (?:in )?|in ))(?P<m>one|two|three|four|1|2|3|4)[- ]week "
+        rf"sprints(?:,? start(?:ing|s)? (?:on )?(?P<e>{_DAY}s?))?\b",
+        "Team cadence: {v3}",
+        finish=sprints,
     ),
     # a day off: "Monday is my day off", "Mondays are my day off", "my day off is Friday", "I work
     # mon–thu, fridays off"
