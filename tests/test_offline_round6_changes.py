@@ -27,6 +27,17 @@ RETIRED = [
     ),
     # the count said anew with its noun and "now"
     (("I have two kids.", "we now have three kids"), "Has two children", "Has three children"),
+    # no children, then a child: the line saying none leaves
+    (
+        ("Married to Ines, no kids.", "We just had a baby boy, Leo!"),
+        "Has no children",
+        "Has a son named Leo",
+    ),
+    (
+        ("Single, no kids.", "we now have two kids, adopted last spring"),
+        "Has no children",
+        "Has two children",
+    ),
     # a language given up, the subject left out and typed in lower case
     (
         ("I'm learning Italian.", "gave up on italian, doing Greek now"),
@@ -124,6 +135,8 @@ def test_a_correction_retires_the_old_line_where_why_finds_it(
 
 # (turns, the line that must stay)
 KEPT = [
+    # someone else's baby
+    (("Married to Ines, no kids.", "my sister just had a baby"), "Has no children"),
     # a count of children of another kind is another fact: both stay
     (("I have two sons.", "we have three kids now, our daughter arrived"), "Has two sons"),
     # a count said with no child arriving

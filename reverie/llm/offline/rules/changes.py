@@ -283,6 +283,12 @@ def parent_gone(f: Filling) -> bool:
     return about(f)
 
 
+def a_child_arrived(f: Filling) -> bool:
+    """A child born or adopted: the line "Has no children" ends."""
+    f.values["v"] = "no children"
+    return about(f)
+
+
 def eats_again(f: Filling) -> bool:
     """ "I eat pork these days" ends the line saying the user does not ("Doesn't eat pork")."""
     f.values["v"] = f"doesn't eat {f.values.get('v', '')}"
@@ -572,6 +578,14 @@ RULES += [
         r"(?:(?:sadly|recently|just) )?(?:passed away|passed|died)\b",
         "Gone: about lives with {v}",
         finish=parent_gone,
+    ),
+    # a child arrived: the line saying the user has none ends ("we just had a baby boy, Leo")
+    change(
+        r"(?:^|\b(?:we|i|and i)(?: just| finally| recently)? )(?:had|welcomed|adopted) "
+        r"(?:a |our (?:first )?)?(?:baby|son|daughter|little (?:boy|girl))\b|"
+        r"\b(?:our|my) (?:first )?(?:baby|son|daughter)(?: \w+)? (?:was born|arrived)\b",
+        "Gone: about {v}",
+        finish=a_child_arrived,
     ),
     # a language only read: "my French is only for reading" (the line saying more leaves)
     change(

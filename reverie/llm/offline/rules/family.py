@@ -386,7 +386,8 @@ CANON = [
     ),
     (r"^Married to (.+)$", USER, None),
     (r"^Engaged to (.+)$", USER, None),
-    (r"^Has no children$", USER, None),
+    # no children is a count of children: "we now have two kids" replaces it
+    (r"^Has no (children)$", USER, "count:{1}"),
     (r"^Lives with their (.+)$", USER, None),
     (r"^(?:Mother|Father) (?:passed away|died)$", USER, None),
     (r"^Is a single (?:mother|father|mom|mum|dad|parent)$", USER, None),
