@@ -38,6 +38,17 @@ RETIRED = [
         "Has no children",
         "Has two children",
     ),
+    # the baby born: the line expecting it leaves; engaged, then married
+    (
+        ("We're expecting our first baby in May.", "Our daughter Maya was born yesterday!"),
+        "Expecting a baby in May",
+        "Has a daughter named Maya",
+    ),
+    (
+        ("I'm engaged to Karim.", "Karim and I got married last weekend"),
+        "Engaged to Karim",
+        "Married to Karim",
+    ),
     # a language given up, the subject left out and typed in lower case
     (
         ("I'm learning Italian.", "gave up on italian, doing Greek now"),
@@ -135,6 +146,8 @@ def test_a_correction_retires_the_old_line_where_why_finds_it(
 
 # (turns, the line that must stay)
 KEPT = [
+    # someone else's baby ends no pregnancy of the user's
+    (("We're expecting our first baby in May.", "my sister had a baby"), "Expecting a baby in May"),
     # someone else's baby
     (("Married to Ines, no kids.", "my sister just had a baby"), "Has no children"),
     # a count of children of another kind is another fact: both stay

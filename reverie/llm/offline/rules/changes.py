@@ -289,6 +289,12 @@ def a_child_arrived(f: Filling) -> bool:
     return about(f)
 
 
+def a_birth_expected(f: Filling) -> bool:
+    """A child born to the user: the line "Expecting …" ends."""
+    f.values["v"] = "expecting"
+    return about(f)
+
+
 def eats_again(f: Filling) -> bool:
     """ "I eat pork these days" ends the line saying the user does not ("Doesn't eat pork")."""
     f.values["v"] = f"doesn't eat {f.values.get('v', '')}"
@@ -587,6 +593,15 @@ RULES += [
         "Gone: about {v}",
         finish=a_child_arrived,
     ),
+    # … and the line saying a baby is expected ends too
+    change(
+        r"(?:^|\b(?:we|i|and i)(?: just| finally| recently)? )(?:had) (?:a |our (?:first )?)?"
+        r"(?:baby|son|daughter|little (?:boy|girl)|twins)\b|"
+        r"\b(?:our|my) (?:first )?(?:baby|son|daughter|twins)(?: \w+)? (?:was|were) born\b|"
+        r"\bthe (?:baby|twins) (?:is|are|was|were) (?:here|born)\b",
+        "Gone: about {v}",
+        finish=a_birth_expected,
+    ),
     # a language only read: "my French is only for reading" (the line saying more leaves)
     change(
         r"\bmy (?P<v>[A-Z][a-z]+) is (?:only|just|mostly|really only) (?:for )?"
@@ -738,7 +753,9 @@ _FAMILY = re.compile(
     r"colleague|child|baby|stepson|stepdaughter)$",
     re.I,
 )
-_DATING_LINE = re.compile(r"^Has an? (?:girlfriend|boyfriend|fianc[eé]e?) named (?P<n>.+)$")
+_DATING_LINE = re.compile(
+    r"^(?:Has an? (?:girlfriend|boyfriend|fianc[eé]e?) named|Engaged to) (?P<n>.+)$"
+)
 _PET_BARE = re.compile(r"^Has an? (?P<k>[\w -]+)$")
 _DIET_LINE = re.compile(r"^Is (?:vegetarian|vegan|pescatarian)$")
 _LENGTH_LINE = re.compile(r"^(?:Keep answers (?:under .+|short)|Give detailed answers)$")
