@@ -11,6 +11,7 @@ import re
 
 from ..dates import DATE_PHRASE
 from ..kinds import known_place
+from . import project
 from .core import MEMORY, USER, Filling, rule
 from .lexicon import CADENCE
 from .person import third_person
@@ -174,15 +175,10 @@ _BUSINESS = (
 
 
 def _older_cadence(clause: str) -> bool:
-    """A team cadence rule of ``project`` fills a line from this clause (imported here on use:
-    ``fill`` reads the templates, which read this module)."""
-    from . import project
-    from .fill import fill
-
+    """A team cadence rule of ``project`` matches this clause (its line is that rule's: a match is
+    enough to leave it to that rule; at worst a line is missed, never doubled)."""
     return any(
-        r.template.startswith("Team cadence")
-        and (m := r.pattern.search(clause))
-        and fill(r, m, None)
+        r.template.startswith("Team cadence") and r.pattern.search(clause) is not None
         for r in project.RULES
     )
 
