@@ -370,7 +370,7 @@ CANON = [
     (r"^Routine: (.+)$", MEMORY, None),
     (r"^Habit: (.+)$", USER, None),
     (r"^Doesn't work on (.+)$", USER, None),
-    (r"^Off on (.+)$", USER, None),
+    (r"^Off on (.+)$", MEMORY, None),  # a day off work is the work's schedule
     (r"^(?:.+ is )?[Cc]losed on (.+)$", MEMORY, None),
     (r"^(.+?) on (\d{4}-\d{2}-\d{2})$", MEMORY, "date:{1}"),
 ]
