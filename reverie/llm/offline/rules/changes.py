@@ -272,8 +272,13 @@ def someone_elses(f: Filling) -> bool:
     return bool(_MIXED_UP.search(f.message or f.match.string)) and about(f)
 
 
-_PARENT_WORD = {"mum": "mother", "mom": "mother", "dad": "father"}
-_PARENT_WORD.update({"grandma": "grandmother", "grandpa": "grandfather"})
+_PARENT_WORD = {
+    "mum": "mother",
+    "mom": "mother",
+    "dad": "father",
+    "grandma": "grandmother",
+    "grandpa": "grandfather",
+}
 
 
 def parent_gone(f: Filling) -> bool:

@@ -132,9 +132,15 @@ def expected_anew(f: Filling) -> bool:
     return True
 
 
-_PARENT = {"mum": "mother", "mom": "mother", "dad": "father", "grandma": "grandmother"}
-_PARENT.update({"grandpa": "grandfather", "mum-in-law": "mother-in-law"})
-_PARENT.update({"mom-in-law": "mother-in-law"})
+_PARENT = {
+    "mum": "mother",
+    "mom": "mother",
+    "dad": "father",
+    "grandma": "grandmother",
+    "grandpa": "grandfather",
+    "mum-in-law": "mother-in-law",
+    "mom-in-law": "mother-in-law",
+}
 
 
 def a_parent_died(f: Filling) -> bool:
