@@ -25,7 +25,7 @@ don't keep chickens anymore" retires it by its words (``extract._no_longer``).
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, cached_property
 
 from ..framing import temporary
 from .clauses import CODE, NEGATION, Clause
@@ -73,6 +73,19 @@ CANON = [
     ),
 ]
 
+
+class _Lazy:
+    """A pattern compiled on first use: importing the engine stays cheap (``gate`` compiles the
+    rules' patterns the same way)."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._pattern, self._flags = pattern, flags
+
+    @cached_property
+    def rx(self) -> re.Pattern[str]:
+        return re.compile(self._pattern, self._flags)
+
+
 #: Words bounding a line: shorter says too little, longer is a story.
 _MIN_WORDS, _MAX_WORDS = 2, 14
 
@@ -81,7 +94,7 @@ _MIN_WORDS, _MAX_WORDS = 2, 14
 _ADVERBS = r"(?:(?:also|still|currently|actually|really|usually|always|often|mostly|regularly)\s+)*"
 
 #: The user's own statement, by its subject and verb.
-_I_AM = re.compile(
+_I_AM = _Lazy(
     rf"^i(?:'m| am)\s+{_ADVERBS}(?P<p>(?:a|an|the|one of the|part of|in charge of|responsible "
     r"for)\s.+|(?:retired|semi-retired|self-employed|freelance|deaf|hard of hearing|blind|"
     r"partially sighted|colou?r-?blind|left-handed|right-handed|dyslexic|autistic|disabled|"
@@ -90,12 +103,12 @@ _I_AM = re.compile(
     r"(?=\s*$|\s+(?:and|since|for)\b))",
     re.I,
 )
-_I_HAVE = re.compile(
+_I_HAVE = _Lazy(
     rf"^i(?:'ve| have)(?: got)?\s+{_ADVERBS}(?P<p>(?:a|an|\d+|two|three|four|five|six|seven|eight|"
     r"nine|ten)\s.+)$",
     re.I,
 )
-_I_VERB = re.compile(rf"^i\s+{_ADVERBS}(?P<v>[a-z]+)\s+(?P<p>.+)$", re.I)
+_I_VERB = _Lazy(rf"^i\s+{_ADVERBS}(?P<v>[a-z]+)\s+(?P<p>.+)$", re.I)
 
 #: The user's work or project as a subject ("our app", "the backend", "the services").
 _PROJECT_SUBJECT = (
@@ -103,7 +116,7 @@ _PROJECT_SUBJECT = (
     r"website|site|database|db|repo|monorepo|codebase|stack|pipeline|data pipeline|cluster|"
     r"infrastructure|infra|ci|platform|product|servers|server)"
 )
-_PROJECT = re.compile(
+_PROJECT = _Lazy(
     rf"^(?:our|the)\s+(?P<s>(?:[a-z][\w-]*\s+){{0,2}}?{_PROJECT_SUBJECT})\s+(?P<p>"
     r"(?:is|are) (?:written in|built (?:with|on|in)|hosted on|deployed (?:on|to|with)|based on|"
     r"powered by|running on|containeri[sz]ed with)\s.+|"
@@ -113,7 +126,7 @@ _PROJECT = re.compile(
 )
 
 #: What a line must not hold (each a class of the module doc).
-_REFUSED = re.compile(
+_REFUSED = _Lazy(
     # time of one moment or event
     r"\b(?:today|tonight|yesterday|tomorrow|this (?:morning|week|weekend|month|year)|right now|"
     r"at the moment|just|recently|lately|ago|last|next|soon|anymore|any more|again|finally|"
@@ -145,11 +158,11 @@ _REFUSED = re.compile(
 )
 
 #: The user in a possessive or with others ("my …", "our chats"): a kind rule's, or a story's.
-_POSSESSED = re.compile(r"\b(?:we|us|our|ours|me|my|mine|myself)\b", re.I)
+_POSSESSED = _Lazy(r"\b(?:we|us|our|ours|me|my|mine|myself)\b", re.I)
 
 #: What the whole clause must not hold, before its head is cut: money, a phone number, a link, an
 #: address, code, swearing.
-_UNSAFE = re.compile(
+_UNSAFE = _Lazy(
     r"\b(?:dollars?|euros?|bucks|pounds|quid|usd|eur|gbp|fuck\w*|shit\w*|damn\w*|crap|bloody|"
     r"hell)\b|[$€£¥]|https?://|www\.|@|\d[\d ().-]{6,}\d",
     re.I,
@@ -157,7 +170,7 @@ _UNSAFE = re.compile(
 
 #: People and animals: "I'm the daughter of …", "I have a sister who …" are a kind rule's or a
 #: story's, never a free line.
-_OTHERS = re.compile(
+_OTHERS = _Lazy(
     r"\b(?:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|son|daughter|brother|sister|"
     r"mother|father|mom|mum|dad|parents?|grand\w+|uncle|aunt|cousin|niece|nephew|boss|manager|"
     r"friend|friends|colleague|coworker|neighbou?r|kids?|children|child|baby|family|dog|cat|"
@@ -170,7 +183,7 @@ _OTHERS = re.compile(
 )
 
 #: A participle after "I've" tells an event ("I've been", "I've lived"): no possession.
-_PARTICIPLE = re.compile(r"^(?:been|had|got|gotten|done|made|\w+ed)\b", re.I)
+_PARTICIPLE = _Lazy(r"^(?:been|had|got|gotten|done|made|\w+ed)\b", re.I)
 
 
 @cache
@@ -187,46 +200,46 @@ def lines(clause: Clause) -> list[tuple[str, str]]:
         return []  # a line with no slot retires nothing: the old one would stay beside it
     if temporary(clause.message):
         return []  # "I have a cold, so short answers today": the passing moment reaches back
-    if CODE.search(clause.text) or _UNSAFE.search(clause.text):
+    if CODE.search(clause.text) or _UNSAFE.rx.search(clause.text):
         return []
     text = _head(clause.text)
-    if not text or NEGATION.search(text) or _REFUSED.search(text):
+    if not text or NEGATION.search(text) or _REFUSED.rx.search(text):
         return []
     line = _about_user(text)
     if line is not None:
-        refused = _OTHERS.search(line) or _POSSESSED.search(line)
+        refused = _OTHERS.rx.search(line) or _POSSESSED.rx.search(line)
         return [(line, USER)] if _bounded(line) and not refused else []
     line = _about_project(text)
-    if line is not None and _bounded(line) and not _POSSESSED.search(line):
+    if line is not None and _bounded(line) and not _POSSESSED.rx.search(line):
         return [(line, MEMORY)]
     return []
 
 
 #: Where the statement's head ends: a comma, a colon, a bracket, or a reason after it.
-_HEAD_END = re.compile(
+_HEAD_END = _Lazy(
     r"\s*(?:[,;:(]|\s(?:because|since|cause|so|as|which|who|but|and then)\s).*$", re.I
 )
 
 
 def _head(text: str) -> str:
     """The clause's first phrase without its closing marks: what a short line keeps."""
-    head = _HEAD_END.sub("", text.strip())
+    head = _HEAD_END.rx.sub("", text.strip())
     return head.rstrip(" .").strip()
 
 
 def _about_user(text: str) -> str | None:
     """ "I'm a …", "I have a …", "I keep …" as a third-person line; None when the subject is not
     the user or the verb is none of a durable state."""
-    m = _I_AM.match(text)
+    m = _I_AM.rx.match(text)
     if m:
         return f"Is {m.group('p').lower() if m.group('p').islower() else m.group('p')}"
-    m = _I_HAVE.match(text)
+    m = _I_HAVE.rx.match(text)
     if m:
         return f"Has {m.group('p')}"
     if re.match(r"^i(?:'ve| have)\s+", text, re.I):
         return None
-    m = _I_VERB.match(text)
-    if not m or m.group("v").lower() not in _verbs() or _PARTICIPLE.match(m.group("p")):
+    m = _I_VERB.rx.match(text)
+    if not m or m.group("v").lower() not in _verbs() or _PARTICIPLE.rx.match(m.group("p")):
         return None
     said = third_person(f"I {m.group('v').lower()} {m.group('p')}")
     said = said.removeprefix("the user ").strip()
@@ -236,7 +249,7 @@ def _about_user(text: str) -> str | None:
 
 
 def _about_project(text: str) -> str | None:
-    m = _PROJECT.match(text)
+    m = _PROJECT.rx.match(text)
     if not m:
         return None
     subject = m.group("s")
