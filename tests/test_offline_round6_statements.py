@@ -285,3 +285,44 @@ def test_a_statement_line_retires_no_other_line(tmp_path) -> None:
     )
     run = st.run_item(item, tmp_path)
     assert [ln for _f, ln in run.lines] == ["Collects vinyl records", "Collects enamel pins"]
+
+
+# -- the household's animals and land; a hedge in a trailing phrase -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "line"),
+    [
+        ("We keep about 30 sheep and there are two dogs too.", "Keeps about 30 sheep"),
+        ("We grow five acres of lavender in Provence.", "Grows five acres of lavender in Provence"),
+        ("We breed about twenty alpacas.", "Breeds about twenty alpacas"),
+    ],
+)
+def test_the_household_keeping_animals_or_land_is_the_users(sentence: str, line: str) -> None:
+    assert _facts(sentence) == [line]
+
+
+def test_a_household_having_something_is_no_possession() -> None:
+    for sentence in ["We have a mouse in the kitchen.", "We have a leak in the roof."]:
+        assert _stage_lines(sentence) == [], sentence
+
+
+def test_a_hedge_of_proportion_in_a_trailing_phrase_leaves_the_head_a_statement() -> None:
+    """The clause stage (``clauses._hedged_tail_cut``): "mostly" in the phrase after the comma
+    qualifies that phrase; the head before it is read by every rule, this stage's too."""
+    assert _facts("I'm a nurse at St Mary's, working mostly on the cardiac ward.") == [
+        "Works as nurse",
+        "Works at St Mary's",
+    ]
+    assert _facts("I referee under-12 football, mostly weekend league games near home.") == [
+        "Referees under-12 football"
+    ]
+    # a hedge that reaches back, a lone hedge, or another place keeps the whole clause unsure
+    for sentence in [
+        "I live in Berlin, sometimes.",
+        "I live in Berlin, mostly in Kreuzberg but sometimes in Paris.",
+        "I'm vegetarian, mostly, I guess.",
+    ]:
+        assert not any(
+            f.startswith(("Lives in Paris", "Works as", "Is vegetarian")) for f in _facts(sentence)
+        ), sentence

@@ -47,7 +47,7 @@ _VERBS = (
     "practise practice sing ride drive cycle commute wear attend belong follow report handle "
     "cover design support chair represent share meditate journal swim climb hike sail surf "
     "dance paint draw sketch photograph write compose produce volunteer translate referee "
-    "umpire coordinate oversee"
+    "umpire coordinate oversee farm"
 ).split()
 
 #: The third-person forms (``Keeps``, ``Carries``) that open a USER line of this stage.
@@ -109,6 +109,14 @@ _I_HAVE = _Lazy(
     re.I,
 )
 _I_VERB = _Lazy(rf"^i\s+{_ADVERBS}(?P<v>[a-z]+)\s+(?P<p>.+)$", re.I)
+#: The user's household keeping animals or land ("we keep about 40 goats", "we have a 200 liter
+#: aquarium"): a count or an article after the verb, never an event had ("we have a meeting" is
+#: refused by its noun).
+_WE_KEEP = _Lazy(
+    rf"^we\s+{_ADVERBS}(?P<v>keep|own|raise|breed|grow|farm)\s+(?P<p>(?:a|an|about|"
+    r"around|some|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|forty|fifty)\s.+)$",
+    re.I,
+)
 
 #: The user's work or project as a subject ("our app", "the backend", "the services").
 _PROJECT_SUBJECT = (
@@ -194,9 +202,9 @@ def _verbs() -> frozenset[str]:
 def lines(clause: Clause) -> list[tuple[str, str]]:
     """The clause as a line of the user's words with its file (USER or MEMORY), or none: see the
     module doc for what is refused."""
-    if clause.passing or clause.ends_only or clause.presupposed_only or clause.old:
+    if clause.passing or clause.presupposed_only or clause.old:
         return []
-    if clause.correction:
+    if clause.ends_only or clause.correction:
         return []  # a line with no slot retires nothing: the old one would stay beside it
     if temporary(clause.message):
         return []  # "I have a cold, so short answers today": the passing moment reaches back
@@ -217,7 +225,9 @@ def lines(clause: Clause) -> list[tuple[str, str]]:
 
 #: Where the statement's head ends: a comma, a colon, a bracket, or a reason after it.
 _HEAD_END = _Lazy(
-    r"\s*(?:[,;:(]|\s(?:because|since|cause|so|as|which|who|but|and then)\s).*$", re.I
+    r"[,;:(].*$|(?<!\s)\s+(?:(?:and|but)\s+(?=(?:there|it|they|he|she|we|i)\b)|(?:because|since|"
+    r"cause|so|as|which|who|but|and then)\s).*$",
+    re.I,
 )
 
 
@@ -238,6 +248,12 @@ def _about_user(text: str) -> str | None:
         return f"Has {m.group('p')}"
     if re.match(r"^i(?:'ve| have)\s+", text, re.I):
         return None
+    m = _WE_KEEP.rx.match(text)
+    if m:
+        verb = (
+            "Has" if m.group("v").lower() == "have" else _THIRD[m.group("v").lower()].capitalize()
+        )
+        return f"{verb} {m.group('p')}"
     m = _I_VERB.rx.match(text)
     if not m or m.group("v").lower() not in _verbs() or _PARTICIPLE.rx.match(m.group("p")):
         return None
