@@ -144,7 +144,9 @@ REFUSED = {
         "Can you keep it short?",
         "Keep the answers under five lines.",
     ],
-    "unresolved pronouns and demonstratives": [
+    "unresolved pronouns, demonstratives and a bare 'the X' said before": [
+        "I own the business.",
+        "I'm the owner.",
         "I keep it in the garage.",
         "I collect those.",
         "I carry them everywhere.",
@@ -326,3 +328,15 @@ def test_a_hedge_of_proportion_in_a_trailing_phrase_leaves_the_head_a_statement(
         assert not any(
             f.startswith(("Lives in Paris", "Works as", "Is vegetarian")) for f in _facts(sentence)
         ), sentence
+
+
+def test_a_second_statement_joined_by_and_i_is_read_after_a_kind_rule_read_the_first() -> None:
+    assert _facts("I'm allergic to kiwi and I carry antihistamines everywhere.") == [
+        "Allergic to kiwi",
+        "Carries antihistamines everywhere",
+    ]
+    assert _facts("I live in Leeds and I keep bees.") == ["Lives in Leeds", "Keeps bees"]
+    # the user not alone as the first subject, a pronoun, or a verb of no durable state: nothing
+    assert _facts("My partner and I keep bees.") == []
+    assert _facts("I live in Leeds and I keep it quiet.") == ["Lives in Leeds"]
+    assert _facts("I live in Leeds and I love it.") == ["Lives in Leeds"]

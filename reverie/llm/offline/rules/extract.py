@@ -76,6 +76,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
         _no_longer(clause, found)
         if not read and not _remembered(clause, found) and not tried:
             _stated(clause, found)
+        else:
+            _stated_tail(clause, said_on, found)
     facts = _unreversed(sentence_block, found.facts)
     return without_read_values(_drop_shadowed(_named_over_bare(facts)))
 
@@ -226,6 +228,14 @@ def _remembered(clause: Clause, found: _Found) -> bool:
     if is_suspicious_rule(note):
         return False
     return found.add(note, "correction" if clause.correction else "durable")
+
+
+def _stated_tail(clause: Clause, said_on: date | None, found: _Found) -> None:
+    """ "I'm allergic to peanuts and I carry an EpiPen": a kind rule read the clause; its second
+    statement, when no kind rule reads it either, as a plain statement (``statements.tail``)."""
+    rest = statements.tail(clause)
+    if rest is not None and not _read(rest, said_on, _Found())[1]:
+        _stated(rest, found)
 
 
 def _stated(clause: Clause, found: _Found) -> None:

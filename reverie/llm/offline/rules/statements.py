@@ -25,6 +25,7 @@ don't keep chickens anymore" retires it by its words (``extract._no_longer``).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import cache, cached_property
 
 from ..framing import temporary
@@ -33,7 +34,7 @@ from .core import MEMORY, USER, Rule
 from .lexicon import PETS, PETS_PLURAL
 from .person import third_person
 
-__all__ = ["CANON", "RULES", "lines"]
+__all__ = ["CANON", "RULES", "lines", "tail"]
 
 #: No pattern rules: this stage reads what the rules did not (``extract``).
 RULES: list[Rule] = []
@@ -215,7 +216,8 @@ def lines(clause: Clause) -> list[tuple[str, str]]:
         return []
     line = _about_user(text)
     if line is not None:
-        refused = _OTHERS.rx.search(line) or _POSSESSED.rx.search(line)
+        # "I own the business": a bare "the X" points back at something said before
+        refused = _OTHERS.rx.search(line) or _POSSESSED.rx.search(line) or _BACK.rx.match(line)
         return [(line, USER)] if _bounded(line) and not refused else []
     line = _about_project(text)
     if line is not None and _bounded(line) and not _POSSESSED.rx.search(line):
@@ -229,6 +231,28 @@ _HEAD_END = _Lazy(
     r"cause|so|as|which|who|but|and then)\s).*$",
     re.I,
 )
+
+
+#: "I'm seriously allergic to peanuts and I carry an EpiPen": a second statement joined without a
+#: comma, by a verb of ``_VERBS``, after a first one of the user's.
+_AND_I = _Lazy(r"(?<!\s)\s+and\s+(?P<t>i\s+(?:(?:also|always|still)\s+)?(?P<v>[a-z]+)\s.+)$", re.I)
+_USER_OPENS = _Lazy(r"^(?:i|i'm|i am|i've|i have)\s", re.I)
+
+
+def tail(clause: Clause) -> Clause | None:
+    """The second of two statements of the user's joined by "and I <verb>" (a verb of ``_VERBS``),
+    as a clause of its own, when the first opens with the user: a kind rule may read the first,
+    this stage the second. None when there is none."""
+    m = _AND_I.rx.search(clause.text)
+    if m is None or m.group("v").lower() not in _verbs():
+        return None
+    head = clause.text[: m.start()]
+    if len(head.split()) < 3 or not _USER_OPENS.rx.match(head):
+        return None
+    return replace(clause, text=m.group("t"))
+
+
+_BACK = _Lazy(r"^\S+ the [\w'-]+$", re.I)
 
 
 def _head(text: str) -> str:
