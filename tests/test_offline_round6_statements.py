@@ -324,9 +324,10 @@ def test_a_hedge_of_proportion_in_a_trailing_phrase_leaves_the_head_a_statement(
         "I live in Berlin, sometimes.",
         "I live in Berlin, mostly in Kreuzberg but sometimes in Paris.",
         "I'm vegetarian, mostly, I guess.",
+        "I'm a cellist here in Porto, working mostly on film scores.",
     ]:
         assert not any(
-            f.startswith(("Lives in Paris", "Works as", "Is vegetarian")) for f in _facts(sentence)
+            f.startswith(("Lives in P", "Works as", "Is vegetarian")) for f in _facts(sentence)
         ), sentence
 
 

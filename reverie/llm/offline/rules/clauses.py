@@ -532,6 +532,10 @@ def _hedged_tail_cut(clause: str) -> str:
         return clause
     if len(_PROPORTION.sub("", rest).split()) < 2 or _ELSEWHERE.match(rest):
         return clause  # "I live in Berlin, sometimes", "…, mostly in Paris": on the whole clause
+    if re.search(r"\bhere\b", head, re.I):
+        # "I'm a session violinist here in Istanbul, mostly studio work": the head says where the
+        # work is, which the home rules read as a home; unsure, as the whole clause was
+        return clause
     return head if not statement(clause) else clause
 
 
