@@ -39,6 +39,9 @@ def _facts(sentence: str) -> list[str]:
         ),
         ("I sing in a barbershop quartet.", "Sings in a barbershop quartet"),
         ("I mentor two first-year apprentices.", "Mentors two first-year apprentices"),
+        # animals fostered, bred or trained are a pursuit; an animal kept is the pet rules'
+        ("I foster puppies for a rescue in Leeds.", "Fosters puppies for a rescue in Leeds"),
+        ("I train guide dogs for a charity.", "Trains guide dogs for a charity"),
         # "I'm a/an/the …": what the user is
         ("I'm the treasurer of a small credit union.", "Is the treasurer of a small credit union"),
         ("I referee under-12 football.", "Referees under-12 football"),
