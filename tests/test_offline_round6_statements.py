@@ -344,3 +344,16 @@ def test_a_second_statement_joined_by_and_i_is_read_after_a_kind_rule_read_the_f
     assert _facts("My partner and I keep bees.") == []
     assert _facts("I live in Leeds and I keep it quiet.") == ["Lives in Leeds"]
     assert _facts("I live in Leeds and I love it.") == ["Lives in Leeds"]
+
+
+def test_hostile_text_gives_no_line_and_no_error() -> None:
+    for sentence in [
+        "I keep " + "1 " * 5000,
+        "I collect " + "(" * 3000,
+        "I carry an EpiPen \udcff everywhere.",
+        "I keep " + "bees and I keep " * 400 + "bees.",
+        "\x00I keep bees\x00",
+    ]:
+        facts = _facts(sentence)
+        assert all(len(f) <= 160 for f in facts), facts
+    assert _stage_lines("I carry a phone, +44 (0)20 7946 0958, everywhere.") == []
