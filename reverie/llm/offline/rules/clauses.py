@@ -508,8 +508,39 @@ _OWN_HEDGE = re.compile(
 )
 
 
+#: A hedge of proportion inside a trailing phrase ("…, working mostly on X", "…, mostly fintech
+#: clients, no agency"): it qualifies that phrase, not the head before the comma.
+_PROPORTION = re.compile(
+    r"\b(?:mostly|mainly|usually|often|sometimes|especially|occasionally)\b", re.I
+)
+
+
+_ELSEWHERE = re.compile(
+    r"^\s*(?:mostly|mainly|usually|often|sometimes|especially|occasionally)\s+(?:in|at|from|on|"
+    r"with|for|to|near|by|between)\b",
+    re.I,
+)
+
+
+def _hedged_tail_cut(clause: str) -> str:
+    """The clause without a trailing phrase whose only mood is a hedge of proportion, when the head
+    before it is a statement with the user as its subject; else the clause as it is."""
+    head, sep, rest = clause.partition(", ")
+    if not sep or len(head.split()) < 3 or not _USER_SUBJECT.match(head) or not statement(head):
+        return clause
+    if not _PROPORTION.search(rest) or _HEDGE_BACK.search(rest) or _mood(_PROPORTION.sub("", rest)):
+        return clause
+    if len(_PROPORTION.sub("", rest).split()) < 2 or _ELSEWHERE.match(rest):
+        return clause  # "I live in Berlin, sometimes", "…, mostly in Paris": on the whole clause
+    if re.search(r"\bhere\b", head, re.I):
+        # "I'm a session violinist here in Istanbul, mostly studio work": the head says where the
+        # work is, which the home rules read as a home; unsure, as the whole clause was
+        return clause
+    return head if not statement(clause) else clause
+
+
 def _prepare(clause: str, *, opens: bool) -> Clause | None:
-    clause = _TRAILING_HEDGE.sub("", clause)
+    clause = _hedged_tail_cut(_TRAILING_HEDGE.sub("", clause))
     passing = temporary(clause)
     text = IDIOM.sub("", QUOTED.sub(" ", TITLE_LIKED.sub(r"\g<pre>\g<t>", clause))).strip()
     old = None

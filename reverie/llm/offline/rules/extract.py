@@ -15,7 +15,7 @@ from datetime import date
 from functools import cache
 
 from ..framing import reversed_feeling
-from . import agent, languages, likes, pets
+from . import agent, languages, likes, pets, statements
 from .changes import NARROWED, without_read_values
 from .clauses import (
     AGAIN,
@@ -69,29 +69,33 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
     sentence_block = laughter_attached(sentence_block)  # "I work at NASA. lol": one joke
     found = _Found()
     for clause in message_clauses(sentence_block):
-        read = _read(clause, said_on, found)
+        read, tried = _read(clause, said_on, found)
         if clause.ends_only:
             continue
         _spoken_rest(clause, found)
         _no_longer(clause, found)
-        if not read:
-            _remembered(clause, found)
+        if not read and not _remembered(clause, found) and not tried:
+            _stated(clause, found)
+        else:
+            _stated_tail(clause, said_on, found)
     facts = _unreversed(sentence_block, found.facts)
     return without_read_values(_drop_shadowed(_named_over_bare(facts)))
 
 
-def _read(clause: Clause, said_on: date | None, found: _Found) -> bool:
-    """Run every rule over the clause: True when one gave a fact."""
-    read = False
+def _read(clause: Clause, said_on: date | None, found: _Found) -> tuple[bool, bool]:
+    """Run every rule over the clause: whether one gave a fact, and whether one matched at all
+    (a rule that matched and refused its value knows the clause better than ``statements``)."""
+    read = tried = False
     folded = gated(clause.text)
     allowed = _index().passing(folded) if folded is not None else None
     for n, rule in enumerate(RULES):
         if (allowed is not None and not allowed[n]) or not _applies(rule, clause, read):
             continue
         for m in _matches(rule, clause):
+            tried = True
             for text in _readings(rule, m, clause, said_on):
                 read = _keep(text, rule, clause, found) or read
-    return read
+    return read, tried
 
 
 #: Whether rules are gated by their literals (``gate``); off only to compare the two.
@@ -213,15 +217,35 @@ def _no_longer(clause: Clause, found: _Found) -> None:
             found.add(f"Gone: line {fact.text}; said: {words}", "correction")
 
 
-def _remembered(clause: Clause, found: _Found) -> None:
-    """ "Remember that my …" with no rule for it: the user's words, as a note about them."""
+def _remembered(clause: Clause, found: _Found) -> bool:
+    """ "Remember that my …" with no rule for it: the user's words, as a note about them (True
+    when one was kept)."""
     m = REMEMBER.search(clause.text)
     if not m:
-        return
+        return False
     note = third_person(m.group("v").strip())
     note = note[:1].upper() + note[1:]
-    if not is_suspicious_rule(note):
-        found.add(note, "correction" if clause.correction else "durable")
+    if is_suspicious_rule(note):
+        return False
+    return found.add(note, "correction" if clause.correction else "durable")
+
+
+def _stated_tail(clause: Clause, said_on: date | None, found: _Found) -> None:
+    """ "I'm allergic to peanuts and I carry an EpiPen": a kind rule read the clause; its second
+    statement, when no kind rule reads it either, as a plain statement (``statements.tail``)."""
+    rest = statements.tail(clause)
+    if rest is not None and not _read(rest, said_on, _Found())[1]:
+        _stated(rest, found)
+
+
+def _stated(clause: Clause, found: _Found) -> None:
+    """A plain statement of the user's no rule read (``statements``), kept in the user's words when
+    its line reads back to its own file with no slot: a line another kind's template would claim
+    is that kind's to write."""
+    for text, target in statements.lines(clause):
+        info = canon(text)
+        if info.target == target and info.slot is None and len(text) <= _MAX_FACT:
+            found.add(text, "durable")
 
 
 def _unreversed(message: str, facts: list[Fact]) -> list[Fact]:

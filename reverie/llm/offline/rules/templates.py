@@ -27,6 +27,7 @@ from . import (
     project,
     pursuits,
     schedule,
+    statements,
     work,
 )
 from .core import MEMORY, USER, Canon, memo, word_set
@@ -48,6 +49,7 @@ FACT_KINDS = (
     agent,
     project,
     schedule,
+    statements,
 )
 _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
     (re.compile(p, re.I), target, slot) for module in FACT_KINDS for p, target, slot in module.CANON

@@ -1,0 +1,305 @@
+"""The user's own plain statements that no kind rule reads, kept in the user's words.
+
+Fresh writers tell their assistant things in hundreds of shapes no table of patterns lists ("I keep
+about 15 chickens in the backyard", "I carry an EpiPen", "our app targets Android only"). For a
+clause the clause stage keeps (the user's own present statement: not framed, not a question, a
+hypothetical, a report, a joke or code) and that no kind rule read, this stage writes the
+statement itself as a short third-person line: about the user ("I supervise four MSc students" →
+``Supervises four MSc students``) to USER, about the user's work or project ("the services are
+written in Go 1.22" → ``Services are written in Go 1.22``) to MEMORY. A request to the agent stays
+with ``agent``'s rules: this stage writes no SOUL line.
+
+It is the stage most likely to write a wrong line, so most of it is refusal. A clause gives
+nothing when it is about a passing moment or a one-off event (a time word, a past tense), a
+feeling or a judgement ("I'm so excited", "I'm a bit lost"), a plan, a wish or a try, a hedge,
+an unresolved pronoun ("it", "that", "they") or the listener ("you"), someone else ("my boss
+…"), a negation, a correction (a line with no slot cannot retire the one it corrects), a money
+sum, a phone number, a link, code or a swear word, or when it is too short or too long. Only
+a verb of a durable state or habit (``_VERBS``), a noun after "I am a/an/the", a durable
+adjective ("retired", "deaf"), a possession after "I have a", the household keeping animals or
+land ("we keep about 40 goats") and a project noun with a lasting predicate are read; a second
+statement joined by "and I <verb>" (``tail``) is read when a kind rule read the first. When
+unsure, nothing: history keeps the words and Recall finds them.
+
+A line written here fills no single-valued slot, so it never retires another line; a later "I
+don't keep chickens anymore" retires it by its words (``extract._no_longer``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import cache, cached_property
+
+from ..framing import temporary
+from .clauses import CODE, NEGATION, Clause
+from .core import MEMORY, USER, Rule
+from .lexicon import PETS, PETS_PLURAL
+from .person import third_person
+
+__all__ = ["CANON", "RULES", "lines", "tail"]
+
+#: No pattern rules: this stage reads what the rules did not (``extract``).
+RULES: list[Rule] = []
+
+#: Verbs of a durable state or habit the user states of themselves ("I keep", "I carry"), in the
+#: base form. A verb a kind rule reads (live, work, speak, like, use, play …) is left to it; a
+#: verb of feeling, thought, saying or wanting is none of these.
+_VERBS = (
+    "keep carry collect supervise teach manage lead own rent coach mentor tutor study research "
+    "edit host organise organize maintain brew bake knit sew grow raise breed foster train "
+    "practise practice sing ride drive cycle commute wear attend belong follow report handle "
+    "cover design support chair represent share meditate journal swim climb hike sail surf "
+    "dance paint draw sketch photograph write compose produce volunteer translate referee "
+    "umpire coordinate oversee farm"
+).split()
+
+#: The third-person forms (``Keeps``, ``Carries``) that open a USER line of this stage.
+_THIRD = {
+    v: (
+        v + "es"
+        if v.endswith(("s", "sh", "ch", "x", "z", "o"))
+        else v[:-1] + "ies"
+        if v.endswith("y") and v[-2] not in "aeiou"
+        else v + "s"
+    )
+    for v in _VERBS
+}
+
+#: How this stage's lines read back (``templates.canon``), after every kind's templates: no slot.
+CANON = [
+    (
+        r"^(?:Is|Has (?:a|an|\d+|two|three|four|five|six|seven|eight|nine|ten)|"
+        + "|".join(sorted(v.capitalize() for v in _THIRD.values()))
+        + r")\s",
+        USER,
+        None,
+    ),
+]
+
+
+class _Lazy:
+    """A pattern compiled on first use: importing the engine stays cheap (``gate`` compiles the
+    rules' patterns the same way)."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._pattern, self._flags = pattern, flags
+
+    @cached_property
+    def rx(self) -> re.Pattern[str]:
+        return re.compile(self._pattern, self._flags)
+
+
+#: Words bounding a line: shorter says too little, longer is a story.
+_MIN_WORDS, _MAX_WORDS = 2, 14
+
+#: Adverbs of the user's clause dropped from the line ("I also keep bees" → "Keeps bees"); an
+#: adverb of frequency opens no line (an "Always …" line reads as a rule for the agent).
+_ADVERBS = r"(?:(?:also|still|currently|actually|really|usually|always|often|mostly|regularly)\s+)*"
+
+#: The user's own statement, by its subject and verb.
+_I_AM = _Lazy(
+    rf"^i(?:'m| am)\s+{_ADVERBS}(?P<p>(?:a|an|the|one of the|part of|in charge of|responsible "
+    r"for)\s.+|(?:retired|semi-retired|self-employed|freelance|deaf|hard of hearing|blind|"
+    r"partially sighted|colou?r-?blind|left-handed|right-handed|dyslexic|autistic|disabled|"
+    r"muslim|christian|catholic|protestant|orthodox(?: christian| jewish)?|jewish|hindu|buddhist|"
+    r"sikh|atheist|agnostic|mormon|quaker|divorced|widowed|bilingual|trilingual)"
+    r"(?=\s*$|\s+(?:and|since|for)\b))",
+    re.I,
+)
+_I_HAVE = _Lazy(
+    rf"^i(?:'ve| have)(?: got)?\s+{_ADVERBS}(?P<p>(?:a|an|\d+|two|three|four|five|six|seven|eight|"
+    r"nine|ten)\s.+)$",
+    re.I,
+)
+_I_VERB = _Lazy(rf"^i\s+{_ADVERBS}(?P<v>[a-z]+)\s+(?P<p>.+)$", re.I)
+#: The user's household keeping animals or land ("we keep about 40 goats", "we farm three
+#: hectares"): a count or an article after the verb; never "we have" ("we have a mouse in the
+#: kitchen" is no possession of the user's).
+_WE_KEEP = _Lazy(
+    rf"^we\s+{_ADVERBS}(?P<v>keep|own|raise|breed|grow|farm|foster)\s+(?P<p>(?:a|an|about|"
+    r"around|some|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|forty|fifty)\s.+)$",
+    re.I,
+)
+
+#: The user's work or project as a subject ("our app", "the backend", "the services").
+_PROJECT_SUBJECT = (
+    r"(?:app|apps|mobile app|web app|service|services|microservices|backend|frontend|api|apis|"
+    r"website|site|database|db|repo|monorepo|codebase|stack|pipeline|data pipeline|cluster|"
+    r"infrastructure|infra|ci|platform|product|servers|server)"
+)
+_PROJECT = _Lazy(
+    rf"^(?:our|the)\s+(?P<s>(?:[a-z][\w-]*\s+){{0,2}}?{_PROJECT_SUBJECT})\s+(?P<p>"
+    r"(?:is|are) (?:written in|built (?:with|on|in)|hosted on|deployed (?:on|to|with)|based on|"
+    r"powered by|running on|containeri[sz]ed with)\s.+|"
+    r"(?:targets?|runs? on|talks? (?:to|over)|depends? on|relies on|rel(?:y|ies) on|supports?|"
+    r"ships? to)\s.+)$",
+    re.I,
+)
+
+#: What a line must not hold (each a class of the module doc).
+_REFUSED = _Lazy(
+    # time of one moment or event
+    r"\b(?:today|tonight|yesterday|tomorrow|this (?:morning|week|weekend|month|year)|right now|"
+    r"at the moment|just|recently|lately|ago|last|next|soon|anymore|any more|again|finally|"
+    r"now|then|once|first time|"
+    # a feeling, a judgement, a degree
+    r"so|such|too|very|pretty|quite|bit|little|lot|lots|huge|big|total|totally|super|kinda|"
+    r"fan|mess|wreck|lucky|proud|glad|happy|excited|sad|tired|busy|lost|stuck|nervous|scared|"
+    r"worried|sorry|sure|ready|fine|okay|ok|best|worst|favorite|favourite|"
+    # the listener, someone unresolved
+    r"you|your|yours|it|its|this|that|these|those|they|them|their|he|him|his|she|her|there|"
+    r"someone|something|anything|everything|everyone|one|stuff|things?|"
+    # a plan, a wish, a try, a need
+    r"want|wants|wish|hope|trying|try|plan|planning|going|need|needs|have to|has to|"
+    r"thinking|wondering|love|loved|like|liked|hate|enjoy|miss|"
+    # a place the writer left unsaid or a story told
+    r"story|dream|novel|game|character|question|idea|problem|issue|feeling|time|day|plans?|"
+    # a passing ailment or an appointment had ("I have a cold", "I have a meeting at 3")
+    r"cold|flu|fever|headache|migraine|cough|hangover|temperature|meeting|appointment|call|"
+    r"interview|exam|test|deadline|date|class|lesson|shift|moment|chance|break|rest|"
+    r"(?<!-)(?:seconds?|minutes?|hours?|days|weeks?|months?|years?)|"
+    r"some|any|few|several|couple|picture|photo|pic|video|called|named|"
+    # a timetable: the schedule rules'
+    r"mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|mornings?|"
+    r"afternoons?|evenings?|nights?|"
+    r"o'clock)\b|\d\s*(?:am|pm|a\.m|p\.m)\b|\d:\d\d|[!?]|\bhere\s*$"
+    # "I keep facing new challenges": a going-on, no possession
+    r"|^i\s+(?:\w+\s+)?keep\s+\w+ing\b",
+    re.I,
+)
+
+#: The user in a possessive or with others ("my …", "our chats"): a kind rule's, or a story's.
+_POSSESSED = _Lazy(r"\b(?:we|us|our|ours|me|my|mine|myself)\b", re.I)
+
+#: What the whole clause must not hold, before its head is cut: money, a phone number, a link, an
+#: address, code, swearing.
+_UNSAFE = _Lazy(
+    r"\b(?:dollars?|euros?|bucks|pounds|quid|usd|eur|gbp|fuck\w*|shit\w*|damn\w*|crap|bloody|"
+    r"hell)\b|[$€£¥]|https?://|www\.|@|\d[\d ().-]{6,20}\d",
+    re.I,
+)
+
+#: People and animals: "I'm the daughter of …", "I have a sister who …" are a kind rule's or a
+#: story's, never a free line.
+_OTHERS = _Lazy(
+    r"\b(?:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|son|daughter|brother|sister|"
+    r"mother|father|mom|mum|dad|parents?|grand\w+|uncle|aunt|cousin|niece|nephew|boss|manager|"
+    r"friend|friends|colleague|coworker|neighbou?r|kids?|children|child|baby|family|guy|girl|"
+    r"person|people|type|kind|sort|man|woman|lady)s?\b"
+    # an animal had or kept is the pet rules' ("a snake tattoo", "a horse in the race": no pet,
+    # no line); one fostered, bred or trained is a pursuit of the user's ("I foster kittens")
+    rf"|^(?!(?:Fosters|Breeds|Trains|Raises)\b)\S+\b.*\b(?:{PETS}|{PETS_PLURAL}|pets?|puppies|"
+    r"kittens)\b"
+    # a thing worn or open right now ("a sweater on", "tabs open")
+    r"|\s(?:on|open|off|out|up|along|around|with me)$",
+    re.I,
+)
+
+#: A participle after "I've" tells an event ("I've been", "I've lived"): no possession.
+_PARTICIPLE = _Lazy(r"^(?:been|had|got|gotten|done|made|\w+ed)\b", re.I)
+
+
+@cache
+def _verbs() -> frozenset[str]:
+    return frozenset(_VERBS)
+
+
+def lines(clause: Clause) -> list[tuple[str, str]]:
+    """The clause as a line of the user's words with its file (USER or MEMORY), or none: see the
+    module doc for what is refused."""
+    if clause.passing or clause.presupposed_only or clause.old:
+        return []
+    if clause.ends_only or clause.correction:
+        return []  # a line with no slot retires nothing: the old one would stay beside it
+    if temporary(clause.message):
+        return []  # "I have a cold, so short answers today": the passing moment reaches back
+    if CODE.search(clause.text) or _UNSAFE.rx.search(clause.text):
+        return []
+    text = _head(clause.text)
+    if not text or NEGATION.search(text) or _REFUSED.rx.search(text):
+        return []
+    line = _about_user(text)
+    if line is not None:
+        # "I own the business": a bare "the X" points back at something said before
+        refused = _OTHERS.rx.search(line) or _POSSESSED.rx.search(line) or _BACK.rx.match(line)
+        return [(line, USER)] if _bounded(line) and not refused else []
+    line = _about_project(text)
+    if line is not None and _bounded(line) and not _POSSESSED.rx.search(line):
+        return [(line, MEMORY)]
+    return []
+
+
+#: Where the statement's head ends: a comma, a colon, a bracket, or a reason after it.
+_HEAD_END = _Lazy(
+    r"[,;:(].*$|(?<!\s)\s+(?:(?:and|but)\s+(?=(?:there|it|they|he|she|we|i)\b)|(?:because|since|"
+    r"cause|so|as|which|who|but|and then)\s).*$",
+    re.I,
+)
+
+
+#: "I'm seriously allergic to peanuts and I carry an EpiPen": a second statement joined without a
+#: comma, by a verb of ``_VERBS``, after a first one of the user's.
+_AND_I = _Lazy(r"(?<!\s)\s+and\s+(?P<t>i\s+(?:(?:also|always|still)\s+)?(?P<v>[a-z]+)\s.+)$", re.I)
+_USER_OPENS = _Lazy(r"^(?:i|i'm|i am|i've|i have)\s", re.I)
+
+
+def tail(clause: Clause) -> Clause | None:
+    """The second of two statements of the user's joined by "and I <verb>" (a verb of ``_VERBS``),
+    as a clause of its own, when the first opens with the user: a kind rule may read the first,
+    this stage the second. None when there is none."""
+    m = _AND_I.rx.search(clause.text)
+    if m is None or m.group("v").lower() not in _verbs():
+        return None
+    head = clause.text[: m.start()]
+    if len(head.split()) < 3 or not _USER_OPENS.rx.match(head):
+        return None
+    return replace(clause, text=m.group("t"))
+
+
+_BACK = _Lazy(r"^\S+ the [\w'-]+$", re.I)
+
+
+def _head(text: str) -> str:
+    """The clause's first phrase without its closing marks: what a short line keeps."""
+    head = _HEAD_END.rx.sub("", text.strip())
+    return head.rstrip(" .").strip()
+
+
+def _about_user(text: str) -> str | None:
+    """ "I'm a …", "I have a …", "I keep …" as a third-person line; None when the subject is not
+    the user or the verb is none of a durable state."""
+    m = _I_AM.rx.match(text)
+    if m:
+        return f"Is {m.group('p').lower() if m.group('p').islower() else m.group('p')}"
+    m = _I_HAVE.rx.match(text)
+    if m:
+        return f"Has {m.group('p')}"
+    if re.match(r"^i(?:'ve| have)\s+", text, re.I):
+        return None
+    m = _WE_KEEP.rx.match(text)
+    if m:
+        verb = (
+            "Has" if m.group("v").lower() == "have" else _THIRD[m.group("v").lower()].capitalize()
+        )
+        return f"{verb} {m.group('p')}"
+    m = _I_VERB.rx.match(text)
+    if not m or m.group("v").lower() not in _verbs() or _PARTICIPLE.rx.match(m.group("p")):
+        return None
+    said = third_person(f"I {m.group('v').lower()} {m.group('p')}")
+    said = said.removeprefix("the user ").strip()
+    if "the user" in said:
+        return None  # "I carry my …": a possessive left to the kind rules
+    return said[:1].upper() + said[1:]
+
+
+def _about_project(text: str) -> str | None:
+    m = _PROJECT.rx.match(text)
+    if not m:
+        return None
+    subject = m.group("s")
+    return f"{subject[:1].upper()}{subject[1:]} {m.group('p')}"
+
+
+def _bounded(line: str) -> bool:
+    return _MIN_WORDS <= len(line.split()) <= _MAX_WORDS
