@@ -6,6 +6,8 @@ of speech.
 
 from __future__ import annotations
 
+import re
+
 from .core import USER, Filling, rule, word_set
 from .phrases import VAL
 from .values import is_thing
@@ -91,6 +93,34 @@ def allergen_noun(f: Filling) -> bool:
 def wholly(f: Filling) -> bool:
     """ "mostly vegan" is no diet the user keeps."""
     return "mostly" not in f.match.group(0).lower()
+
+
+#: Faiths people tell their assistant about (for food, fasting, holidays).
+RELIGIONS = (
+    "muslim|christian|catholic|orthodox christian|orthodox jewish|orthodox|jewish|jain|hindu|sikh|"
+    "buddhist|mormon|protestant|evangelical|quaker|adventist"
+)
+#: Operations whose constraint people mention ("no running since my knee replacement").
+_OPERATIONS = (
+    r"(?:(?:left|right|partial|total) )?(?:knee|hip|shoulder) replacement|"
+    r"(?:heart )?stent(?: put in| fitted)?|heart bypass|bypass surgery|"
+    r"(?:knee|hip|back|spinal|shoulder|acl|heart|hernia|gallbladder|cataract) "
+    r"(?:surgery|operation)|(?:an? )?acl reconstruction|spinal fusion|"
+    r"(?:a )?hysterectomy|(?:a )?mastectomy"
+)
+
+
+def a_faith(f: Filling) -> bool:
+    """ "I'm orthodox" → "Is Orthodox" (a faith is written with its capital)."""
+    f.values["v"] = " ".join(w.capitalize() for w in f.groups["v"].split())
+    return True
+
+
+def an_operation(f: Filling) -> bool:
+    value = re.sub(r" (?:put in|fitted)$", "", f.groups["v"].lower())
+    value = re.sub(r"^an? ", "", value)
+    f.values["v"] = ("an " if value[:1] in "aeiou" else "a ") + value
+    return True
 
 
 RULES = [
@@ -215,7 +245,102 @@ RULES = [
     ),
 ]
 
+RULES += [
+    # "i carry an epipen everywhere", "epipen always on me"
+    rule(
+        r"\b(?:i|and)(?: always| also)? (?:carry|cary|have|keep) an? epi-?pen\b|\bepi-?pen "
+        r"(?:is )?(?:always )?(?:on me|with me)\b",
+        "Carries an EpiPen",
+        None,
+        "permanent",
+    ),
+    # a faith: "I'm Muslim", "I'm Orthodox and fast on Wednesdays", "We are Jain"
+    rule(
+        r"\b(?:i(?:'m| am)|we(?:'re| are)) (?:an? )?(?:practi[cs]ing |devout |observant )?"
+        rf"(?P<v>{RELIGIONS})(?![\w-])",
+        "Is {v}",
+        finish=a_faith,
+    ),
+    # an operation with its date left out: "Had a knee replacement last year"
+    rule(
+        rf"(?:^|\bi(?:'ve| have)? )(?:had|got) (?:an? |my )?(?P<v>{_OPERATIONS})\b",
+        "Had {v}",
+        None,
+        "permanent",
+        finish=an_operation,
+    ),
+    # "I get migraines fairly often"
+    rule(
+        r"\bi (?:get|suffer from) (?:frequent |regular |bad |chronic |occasional )?(?P<v>migraines|"
+        r"cluster headaches|panic attacks|nosebleeds|cold sores|hay fever)\b",
+        "Gets {v}",
+        None,
+        "permanent",
+    ),
+    # a condition said first: "Mild asthma, mostly flares up in winter", "asthmatic, on a daily
+    # inhaler", "type 1 diabetic. when i ask about food …"
+    rule(
+        r"^(?P<v>(?:mild |severe |bad )?(?:asthma|eczema|ibs|adhd|epilepsy|tinnitus|psoriasis|"
+        r"endometriosis|type [12] diabetes))(?=\s*(?:[,.;!]|$)|\s+(?:here|that|which)\b)",
+        "Has {v}",
+        None,
+        "permanent",
+        finish=as_condition,
+    ),
+    rule(
+        r"^(?P<v>(?:type [12] )?diabetic|asthmatic|epileptic|dyslexic)"
+        r"(?=\s*(?:[,.;!]|$)|\s+here\b)",
+        "Has {v}",
+        None,
+        "permanent",
+        finish=as_condition,
+    ),
+    rule(
+        r"^(?P<v>lactose|gluten) intol[e]?rant\b",
+        "Is {v} intolerant",
+        None,
+        "permanent",
+    ),
+    rule(
+        r"\bi(?:'m| am) (?:(?:severely|very|a bit|slightly|mildly) )?(?P<v>lactose|gluten) "
+        r"intolrant\b",
+        "Is {v} intolerant",
+        None,
+        "permanent",
+    ),
+    # "strictly gluten free pls", "I only eat halal", "halal only for any food suggestions"
+    rule(r"\b(?:strictly|strict) (?P<v>gluten|dairy)[- ]free\b", "Diet: {v}-free"),
+    rule(
+        r"\bi (?:only|strictly) (?:eat|keep) (?P<v>halal|kosher)\b|^(?P<w>halal|kosher) only\b",
+        "Diet: {v}",
+        finish=lambda f: bool(f.values.setdefault("v", (f.groups.get("w") or "").lower())),
+    ),
+    # "vegetarian now": the diet said anew, with its cue of change
+    rule(
+        r"^(?:so |ok,? |okay,? )?(?P<v>vegetarian|vegan|pescatarian) now(?=\s*(?:[,.;!]|$))",
+        "Is {v}",
+        None,
+        "correction",
+        change=True,
+    ),
+    # "I've been vegan for about six years", "vegan since 2019"
+    rule(
+        r"\bi(?:'ve| have) been (?:an? )?(?P<v>vegetarian|vegan|pescatarian) (?:for|since)\b"
+        r"|^(?P<w>vegetarian|vegan|pescatarian) (?:since|for)\b",
+        "Is {v}",
+        finish=lambda f: bool(f.values.setdefault("v", (f.groups.get("w") or "").lower())),
+    ),
+]
+
 CANON = [
+    (r"^Carries an EpiPen$", USER, None),
+    (rf"^Is ({RELIGIONS})$", USER, "faith"),
+    (r"^Had an? (.+)$", USER, None),
+    (
+        r"^Gets (migraines|cluster headaches|panic attacks|nosebleeds|cold sores|hay fever)$",
+        USER,
+        None,
+    ),
     (r"^Allergic to (.+)$", USER, None),
     (r"^Is (vegetarian|vegan|pescatarian)$", USER, "diet"),
     (r"^Is (lactose|gluten) intolerant$", USER, None),
@@ -223,5 +348,5 @@ CANON = [
     (r"^Diet: (.+)$", USER, None),
     (r"^Is pregnant$", USER, None),
     (r"^Doesn't drink (.+)$", USER, None),
-    (rf"^Has ({CONDITIONS}|prediabetes)$", USER, None),
+    (rf"^Has (?:mild |severe |bad )?({CONDITIONS}|prediabetes)$", USER, None),
 ]

@@ -314,6 +314,20 @@ RULES = [
         "Likes {v}",
         {"v": is_pastime},
     ),
+    # said without "I'm": "big fan of studio ghibli", "big all blacks fan", "boca juniors fan here"
+    rule(
+        r"^(?:an? )?(?:really )?(?:big|huge|massive|die-?hard|lifelong|avid|long-?time) fan of "
+        rf"{VAL}{_LIKE_END}",
+        "Likes {v}",
+        {"v": is_thing},
+    ),
+    rule(
+        r"^(?:an? )?(?:really )?(?:big|huge|massive|die-?hard|lifelong|total|avid) "
+        r"(?!(?:movie|film|book|comic|podcast) fan\b)(?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
+        "Likes {v}",
+        {"v": is_pastime},
+    ),
+    rule(r"^(?P<v>[\w'-]+(?: [\w'-]+)?) fan here\b", "Likes {v}", {"v": is_pastime}),
     # "I'm a total movie fan": a kind of work, liked in the plural
     rule(
         r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong|total|avid) "
@@ -487,6 +501,14 @@ RULES = [
         "Favourite {k}: {v}",
         {"v": is_specific},
     ),
+    # "Not a morning person at all": a constraint writers list ("I'm a morning person" is left a
+    # remark, as the hand corpus reads it)
+    rule(
+        r"^(?:i'm |i am )?(?:really |just |definitely )?not (?:really )?an? (?P<v>morning person|"
+        r"night owl|early bird|early riser)\b",
+        "Is not a {v}",
+        negative=True,
+    ),
     # "I support Fenerbahce": a team
     rule(
         r"\bi (?:really |also )?support (?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2})"
@@ -505,6 +527,7 @@ RULES = [
 CANON = [
     (r"^Favou?rite (\w+): (.+)$", USER, "favourite:{1}"),
     (r"^(?:Likes|Dislikes|Prefers|Supports) (.+)$", USER, None),
+    (r"^Is (?:not )?an? (morning person|night owl|early bird|early riser)$", USER, "chronotype"),
 ]
 
 
@@ -512,7 +535,7 @@ CANON = [
 _LIKE_TAIL = re.compile(
     r"(?:^|\s+)(?:too|also|as well|a lot|so much|very much|the most|most of all|"
     r"more than anything|at all|"
-    r"personally|for sure|honestly|though|"
+    r"personally|for sure|honestly|though|in general|generally|"
     r"(?:even |all the |much |so much |way )?more(?: than ever| than before| now)?)$",
     re.I,
 )
