@@ -40,6 +40,9 @@ HOME = [
     ("live in hanoi, tay ho", ["Lives in Hanoi"]),
     ("my home city is Medellín.", ["Lives in Medellín"]),
     ("home for me is gdansk now", ["Lives in Gdansk"]),
+    ("My home base is Lyon, though I travel a lot.", ["Lives in Lyon"]),
+    ("Our flat is just outside Munich, in Garching.", ["Lives in Garching"]),
+    ("Boise ID is where I live", ["Lives in Boise ID"]),
 ]
 
 NOT_HOME = [
@@ -96,6 +99,7 @@ WORK = [
     ),
     ("I retired from nursing in 2019.", ["Retired in 2019"]),
     ("I'm a GP in a rural practice.", ["Works as GP"]),
+    ("I'm at Zalando, my title is Senior Data Engineer.", ["Works as Senior Data Engineer"]),
 ]
 
 NOT_WORK = [
@@ -185,6 +189,7 @@ HEALTH = [
     ("I only eat kosher.", ["Diet: kosher"]),
     ("I've been vegetarian for twenty years.", ["Is vegetarian"]),
     ("ok so vegan now, no more cheese", ["Is vegan"]),
+    ("I've changed that: pescatarian now.", ["Is pescatarian"]),
 ]
 
 NOT_HEALTH = [
@@ -193,6 +198,7 @@ NOT_HEALTH = [
     ("My mum had a knee replacement.", ("Had ",)),
     ("I'm catholic-school educated.", ("Is ",)),
     ("My friend carries an EpiPen.", ("Carries",)),
+    ("My sister: vegan now.", ("Is vegan",)),
 ]
 
 

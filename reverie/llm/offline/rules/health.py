@@ -317,7 +317,9 @@ RULES += [
     ),
     # "vegetarian now": the diet said anew, with its cue of change
     rule(
-        r"^(?:so |ok,? |okay,? )?(?P<v>vegetarian|vegan|pescatarian) now(?=\s*(?:[,.;!]|$))",
+        r"(?:^|^(?:i|i'm|i've|i have|we)\b[^:]{0,40}:\s*)(?:so |ok,? |okay,? )?"
+        r"(?P<v>vegetarian|vegan|pescatarian) now"
+        r"(?=\s*(?:[,.;!]|$))",
         "Is {v}",
         None,
         "correction",

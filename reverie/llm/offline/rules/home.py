@@ -158,6 +158,13 @@ RULES = [
         "Lives in {v}",
         {"v": is_place},
     ),
+    # "Our house is just outside Gothenburg, in Molndal"
+    rule(
+        r"\b(?:my|our) (?:flat|apartment|house|home|place)(?:'s|s| is)(?: now)? (?:just )?"
+        rf"(?:outside|near|north of|south of|east of|west of) [^,.;]{{2,40}}?, in {PLACE}",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
     # "Zurich is home", "Lekki, Lagos is home"
     rule(
         r"(?<![\w'’-])(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is (?:my |our |now |"
@@ -187,14 +194,13 @@ RULES = [
     ),
     # "my home city is São Paulo", "home for me is koln these days", "Austin TX is where I'm at"
     rule(
-        rf"\b(?:my (?:home ?town|home city|city) is|home for (?:me|us) is) {PLACE}",
+        rf"\b(?:my (?:home ?town|home city|home base|city) is|home for (?:me|us) is) {PLACE}",
         "Lives in {v}",
         {"v": is_place_or_with_country},
     ),
     rule(
-        r"^(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is where (?:i|we)(?:'m| am|'re| "
-        r"are) (?:at|based)\b|^(?P<w>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is where "
-        r"(?:i|we) live\b",
+        r"^(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is where (?:i|we)(?:(?:'m| am|"
+        r"'re| are) (?:at|based)| live)\b",
         "Lives in {v}",
         {"v": is_place_or_with_country},
     ),

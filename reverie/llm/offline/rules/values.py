@@ -105,9 +105,17 @@ def _with_its_country(value: str) -> bool:
         and (
             " ".join(words[i:]).lower() in _PLACE_ALIASES
             or _lower_case_place(" ".join(words[i:]).lower())
+            or " ".join(words[i:]) in _US_STATE_CODES  # "Austin TX", typed in capitals
         )
         for i in range(1, len(words))
     )
+
+
+#: The postal codes of US states, read only in capitals after a city ("Austin TX", "Boise ID").
+_US_STATE_CODES = frozenset(
+    "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM "
+    "NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC".split()
+)
 
 
 def _lower_case_place(value: str) -> bool:

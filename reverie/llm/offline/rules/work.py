@@ -136,6 +136,8 @@ def student_at(f: Filling) -> bool:
 
 
 RULES = [
+    # "my title is Senior ML Engineer"
+    rule(rf"\bmy (?:job |official )?title is (?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
     # students: "Third-year PhD student in linguistics at Tel Aviv University"
     rule(
         rf"(?:\bi(?:'m| am) (?:now |currently |also )?(?:an? )?|^(?:an? )?)(?P<v>{_STUDENT})"
