@@ -260,6 +260,20 @@ SOUL_RULES = [
     ("Please don't add disclaimers to your answers.", ["Never add disclaimers"]),
     ("please don't recommend true crime podcasts", ["Never recommend true crime podcasts"]),
     ("no thriller recommendations please", ["Never recommend thriller"]),
+    ("dates as DD-MM-YYYY please", ["Dates as DD-MM-YYYY"]),
+    (
+        "Use 24-hour time and write dates as YYYY/MM/DD.",
+        ["Use 24-hour time", "Dates as YYYY/MM/DD"],
+    ),
+    ("use 24h clock and dd.mm.yy dates pls", ["Use 24-hour time", "Dates as DD.MM.YY"]),
+    ("use imperial only, no metres", ["Use imperial units"]),
+    ("please give me all measurements in metric", ["Use metric units"]),
+    ("write python for code examples, not bash", ["Code examples in Python"]),
+    ("snippets in JS please", ["Code examples in JavaScript"]),
+    ("Please keep the emojis out of your answers.", ["Never use emojis"]),
+    ("can u stop puting emojis in replies", ["Never use emojis"]),
+    ("briefer replies pls", ["Keep answers short"]),
+    ("I'd much prefer concise answers from now on.", ["Keep answers short"]),
     (
         "can't stand zombie movies, please don't ever recommend any",
         ["Never recommend zombie movies"],
@@ -278,6 +292,10 @@ NOT_SOUL = [
     "Metric and Celsius are what we use in Kenya.",
     "The doctor had to explain things simply to my son.",
     "I don't like my job, don't recommend it.",
+    "My passport has dates as DD.MM.YYYY.",
+    "I wrote the code in Python.",
+    "We use metric always at work.",
+    "She would prefer shorter answers from the candidates.",
 ]
 
 
@@ -305,6 +323,8 @@ def test_new_rules_fill_their_slots() -> None:
     assert canon("Give prices in rand").slot == "currency"  # lines written before this round
     assert canon("Call the user Prof. Adeyemi").slot == "call"
     assert canon("Is Muslim").slot == "faith"
+    assert canon("Dates as DD.MM.YYYY").slot == "dates"
+    assert canon("Code examples in TypeScript").slot == "code language"
     assert canon("Is a third-year PhD student in linguistics").slot == "role"
     assert canon("Is a retired police officer").slot == "role"
     assert canon("Is not a morning person").slot == "chronotype"

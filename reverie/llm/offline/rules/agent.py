@@ -40,6 +40,7 @@ ONE_OFF = re.compile(
 
 
 _GERUND = {
+    "puting": "put",
     "using": "use",
     "adding": "add",
     "putting": "put",
@@ -128,6 +129,8 @@ def stop_doing(f: Filling) -> bool:
     verb = (f.groups.get("g") or f.groups.get("b") or "use").lower()
     f.values["verb"] = _GERUND.get(verb, verb)
     f.values["v"] = f.groups["v"].lower()
+    if f.values["verb"] == "put" and f.values["v"].startswith(("emoji", "emoticon")):
+        f.values["verb"] = "use"  # emojis are used, wherever they are put
     return True
 
 
@@ -223,6 +226,25 @@ _TITLED = re.compile(
     re.I,
 )
 
+#: A date format as people type it ("DD.MM.YYYY", "yyyy-mm-dd", "dd/mm").
+_DATE_FORMAT = r"(?:dd|mm|yyyy|yy|d|m)(?:[./-](?:dd|mm|yyyy|yy|d|m)){1,2}|iso(?: 8601)?(?: format)?"
+#: Languages code is written in, as named in a request ("TS", "typescript", "C#").
+_CODE_LANGUAGE = (
+    r"typescript|ts|javascript|js|python|rust|go|golang|java|kotlin|swift|c#|c\+\+|ruby|php|"
+    r"scala|elixir|haskell|dart|lua|julia|bash|powershell|sql"
+)
+_CODE_NAMES = {
+    "ts": "TypeScript",
+    "typescript": "TypeScript",
+    "js": "JavaScript",
+    "javascript": "JavaScript",
+    "golang": "Go",
+    "c#": "C#",
+    "c++": "C++",
+    "php": "PHP",
+    "sql": "SQL",
+}
+
 _NO_TITLE = r"(?!(?:dr|mr|mrs|ms|mx|prof|doctor|professor|sir|dame|madam)\b)"
 
 RULES = [
@@ -266,8 +288,11 @@ RULES = [
         r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
         r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) "
         r"(?:answers|replies)"
-        r"|^(?:short|brief|concise) (?:answers|replies|responses)(?:,)? please\b"
-        r"|^(?:short|brief|concise) (?:answers|replies|responses) only\b",
+        r"|^(?:short|shorter|brief|briefer|concise) (?:answers|replies|responses)(?:,)? "
+        r"(?:please|pls|plz)\b"
+        r"|^(?:short|brief|concise) (?:answers|replies|responses) only\b"
+        r"|\bi(?:'d| would) (?:really |much )?(?:prefer|like) (?:short|shorter|brief|concise) "
+        r"(?:answers|replies|responses)\b",
         "Keep answers short",
         finish=with_number,
     ),
@@ -375,7 +400,8 @@ RULES = [
         finish=an_instruction,
     ),
     rule(
-        r"^(?:please[,\s]+)?(?:stop (?P<g>using|adding|putting|writing|including)|(?:don't|do not) "
+        r"^(?:please[,\s]+|can (?:you|u) (?:please |pls )?)?(?:stop (?P<g>using|adding|putting|"
+        r"puting|writing|including)|(?:don't|do not) "
         r"(?P<b>use|add|put|write|include)) (?:any )?(?P<v>emojis?|emoticons|exclamation marks|"
         r"bullet points|jargon|markdown tables|headings|filler|small talk|disclaimers|caveats|"
         r"warnings)\b[^.!?]*[.!]?$",
@@ -481,6 +507,45 @@ RULES = [
         "Never recommend {v}",
         negative=True,
     ),
+    # a date format: "Dates as DD.MM.YYYY please", "write dates as YYYY-MM-DD", "dd/mm/yyyy dates"
+    rule(
+        r"(?:^|\band )(?:please )?(?:(?:always )?(?:write|use|give|format|put) (?:the |all |my )?)?"
+        rf"dates (?:as|like|in) (?P<v>{_DATE_FORMAT})(?![\w/-])(?!\.\w)"
+        rf"|^(?:please |pls )?(?:always )?use (?:[a-z0-9 -]{{2,20}} and )?(?P<w>{_DATE_FORMAT}) "
+        r"dates\b",
+        "Dates as {v}",
+        finish=lambda f: _date_format(f),
+    ),
+    rule(
+        r"^(?:please |pls )?(?:always )?use (?:the )?(?:24h|24 ?hour|24-hour)(?: time| clock)\b",
+        "Use 24-hour time",
+    ),
+    # "use metric always, no miles or pounds", "Please give me everything in metric"
+    rule(
+        r"^(?:please |pls )?(?:always )?use (?P<v>metric|imperial)(?: units)? (?:always|only)\b"
+        rf"|{TO_AGENT}(?:give me |put |write )?(?:everything|all measurements|measurements|all "
+        r"units|units) in (?P<w>metric|imperial)\b",
+        "Use {v} units",
+        finish=lambda f: bool(f.values.setdefault("v", (f.groups.get("w") or "").lower())),
+    ),
+    # a language for code: "use typescript for code examples, not plain js", "Code samples in TS"
+    rule(
+        rf"{TO_AGENT}(?:use|write|give me|show me|give) (?P<v>{_CODE_LANGUAGE}) for (?:all |the |"
+        r"your )?(?:code|code examples|code samples|examples|snippets)\b"
+        rf"|{TO_AGENT}(?:give|write|show)(?: me)? (?:all |the |your )?(?:code|code examples|code "
+        rf"samples|examples|snippets) in (?P<w>{_CODE_LANGUAGE})(?![\w+#])"
+        rf"|^(?:code|code examples|code samples|examples|snippets) in (?P<x>{_CODE_LANGUAGE})"
+        r"(?![\w+#])",
+        "Code examples in {v}",
+        finish=lambda f: _code_language(f),
+    ),
+    # "Please leave the emojis out of your replies"
+    rule(
+        rf"{TO_AGENT}(?:leave|keep) (?:the |all )?(?P<v>{_BANNED}) out\b",
+        "Never use {v}",
+        negative=True,
+        finish=lambda f: _banned(f),
+    ),
     # "Shorter, well-structured answers really help me"
     rule(
         r"\b(?:short|shorter|brief|concise)(?:,? [\w-]+)? (?:answers|replies|responses) (?:really "
@@ -513,6 +578,8 @@ CANON = [
     (r"^Give the (.+) first$", SOUL, None),
     (r"^(?:Give )?[Pp]rices in (.+)$", SOUL, "currency"),
     (r"^(Explain things simply)$", SOUL, None),
+    (r"^Dates as (.+)$", SOUL, "dates"),
+    (r"^Code examples in (.+)$", SOUL, "code language"),
 ]
 
 
@@ -527,6 +594,20 @@ def _a_surname(f: Filling) -> bool:
         return False
     f.values["v"] = f"{m.group('t')}{m.group('p')} {m.group('s')}"
     return True
+
+
+def _date_format(f: Filling) -> bool:
+    """ "DD.MM.YYYY" as typed, in capitals ("dd/mm/yyyy" → "DD/MM/YYYY"); ISO as "YYYY-MM-DD"."""
+    value = (f.groups.get("v") or f.groups.get("w") or "").strip()
+    f.values["v"] = "YYYY-MM-DD" if value.lower().startswith("iso") else value.upper()
+    return bool(value)
+
+
+def _code_language(f: Filling) -> bool:
+    """ "TS" → "TypeScript", "python" → "Python"."""
+    value = (f.groups.get("v") or f.groups.get("w") or f.groups.get("x") or "").lower()
+    f.values["v"] = _CODE_NAMES.get(value, value.capitalize())
+    return bool(value)
 
 
 def _banned(f: Filling) -> bool:
