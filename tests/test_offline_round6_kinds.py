@@ -99,6 +99,9 @@ WORK = [
     ),
     ("I retired from nursing in 2019.", ["Retired in 2019"]),
     ("I'm a GP in a rural practice.", ["Works as GP"]),
+    ("I work night shifts at the depot.", ["Works night shifts"]),
+    ("I work nights as a security guard.", ["Works night shifts"]),
+    ("I'm on nights, so I sleep during the day.", ["Works night shifts"]),
     ("I'm at Zalando, my title is Senior Data Engineer.", ["Works as Senior Data Engineer"]),
 ]
 
@@ -110,6 +113,8 @@ NOT_WORK = [
     ("I'm retired.", ("Is a retired", "Retired")),
     ("My dad retired after 35 years at Ford.", ("Retired",)),
     ("Engineer at heart, honestly.", ("Works",)),
+    ("My wife is a nurse, mostly night shifts.", ("Works",)),
+    ("I love quiet nights, mostly night walks.", ("Works",)),
 ]
 
 

@@ -97,6 +97,11 @@ _STUDENT = (
 )
 
 
+def _own_job(f: Filling) -> bool:
+    """Night shifts said after a job are the user's when the message says the job is theirs."""
+    return bool(re.search(r"\bi(?:'m| am| work)\b", f.message or f.match.string, re.I))
+
+
 def in_charge(f: Filling) -> bool:
     """ "I supervise 4 MSc students" → "Supervises 4 MSc students"."""
     verb = f.groups["b"].lower()
@@ -136,6 +141,15 @@ def student_at(f: Filling) -> bool:
 
 
 RULES = [
+    # night work: "I work nights as a nurse", "I'm on nights", "…, mostly night shifts."
+    rule(
+        r"\bi (?:mostly |mainly |usually |only )?work (?:mostly |mainly )?(?:nights|night shifts)\b"
+        r"|\bi(?:'m| am) (?:on|doing) (?:nights|night shifts)\b"
+        r"|(?:^|,\s*)(?:mostly|mainly|usually|always) (?:on )?(?:night shifts|nights|night duty)"
+        r"(?=\s*(?:[.;!]|$)|\s+on\b)",
+        "Works night shifts",
+        finish=_own_job,
+    ),
     # "my title is Senior ML Engineer"
     rule(rf"\bmy (?:job |official )?title is (?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
     # students: "Third-year PhD student in linguistics at Tel Aviv University"
@@ -433,6 +447,7 @@ RULES += [
 
 CANON = [
     (r"^Works at (.+)$", USER, "employer"),
+    (r"^(Works night shifts)$", USER, "shift"),
     # a student's line is their role: "I'm a postdoc now" replaces it
     (r"^Is an? (.+ student\b.*)$", USER, "role"),
     (r"^(?:Supervises|Manages|Mentors|Trains|Leads) (.+)$", USER, None),
