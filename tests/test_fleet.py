@@ -549,6 +549,52 @@ def test_only_the_holder_renews_or_releases_its_lease_and_claim(
     assert c.holder("w1") is None and c.r.zscore("reverie:claims", "w1") is None
 
 
+def test_runs_ending_at_once_all_count_in_the_estimate_and_settle_once(
+    tmp_path, redis_server, monkeypatch
+):
+    """Runs that end at the same moment on many workers each fold their tokens into the average
+    run's (none lost between a read and a write), and a claim's reservation is given back once
+    however many settlements race for it."""
+    import threading
+
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    c = fleet.coord
+    c.r.set("reverie:estimate", "1000")
+    runs, per_thread = 30, 5
+    start = threading.Barrier(runs // per_thread)
+
+    def finish() -> None:
+        start.wait()
+        for _ in range(per_thread):
+            c.record_run("w-end", "ok", 2000, None)
+
+    threads = [threading.Thread(target=finish) for _ in range(runs // per_thread)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # each run moves the average a fifth of the way to 2,000: after n runs 2000 - 1000 * 0.8**n
+    assert float(c.r.get("reverie:estimate")) == pytest.approx(2000 - 1000 * 0.8**runs, abs=1e-6)
+    assert int(c.r.hget("reverie:stats", "runs")) == runs
+
+    per_minute = 60_000  # refills 1,000 a second: the test's few milliseconds cost a few tokens
+    c.tokens(per_minute, debit=50_000)  # a bucket far from full, so a second give-back shows
+    c.reserve(["w-claim"], 3000, per_minute)
+    before = c.tokens(per_minute)
+    start = threading.Barrier(8)
+
+    def settle() -> None:
+        start.wait()
+        c.settle("w-claim", 0, per_minute)
+
+    settlers = [threading.Thread(target=settle) for _ in range(8)]
+    for t in settlers:
+        t.start()
+    for t in settlers:
+        t.join()
+    assert c.tokens(per_minute) - before == pytest.approx(3000, abs=500)  # given back once
+
+
 def test_due_holds_due_times_and_claims_hold_claim_ends(tmp_path, redis_server, monkeypatch):
     """One meaning per score: a claim moves a workspace out of ``due`` into ``claims``; made due
     again during its job, it waits in ``due`` (not sent twice) until the job releases it; a claim

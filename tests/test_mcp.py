@@ -4,6 +4,7 @@ stdio and HTTP."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -421,3 +422,58 @@ def test_a_pre_2026_client_subscribes_with_resources_subscribe(workspace: Worksp
 
     _run(go())
     assert seen == [USER_URI]
+
+
+def test_a_request_the_sdk_cannot_read_is_answered_not_left_waiting(workspace: Workspace) -> None:
+    """The SDK drops a line it cannot validate, so a client would wait forever for its reply: a
+    text holding a lone surrogate (``\\ud800``: valid JSON, no UTF-8 text) is answered under its
+    id with one line saying why, nothing is stored, and the server keeps serving; a line of a shape
+    the SDK refuses is named in a warning. Raw JSON-RPC over stdio: the SDK's own client cannot
+    even send a lone surrogate."""
+    import select
+    import subprocess
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "-w", str(workspace.root), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+        cwd=str(ROOT),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def ask(line: str) -> dict:
+        proc.stdin.write(line.encode() + b"\n")
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stdout], [], [], 60)
+        assert ready, f"no reply to {line}"
+        return json.loads(proc.stdout.readline())
+
+    def call(ident: int, arguments: str) -> str:
+        return (
+            f'{{"jsonrpc":"2.0","id":{ident},"method":"tools/call",'
+            f'"params":{{"name":"remember","arguments":{arguments}}}}}'
+        )
+
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        hello["clientInfo"] = {"name": "raw", "version": "1"}
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+        assert "result" in ask(json.dumps(init))
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        surrogate = ask(call(2, '{"text":"Lives in Lis\\ud800bon"}'))
+        assert surrogate["id"] == 2 and "lone surrogate U+D800" in surrogate["error"]["message"]
+        # a shape the SDK refuses keeps no id it hands on: named in a warning, the server serves on
+        proc.stdin.write(b'{"jsonrpc":"2.0","id":"three","method":"tools/call","params":7}\n')
+        ok = ask(call(4, '{"text":"still serving"}'))
+        assert ok["result"]["structuredContent"]["cursor"] == 1  # nothing stored before it
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+        proc.stdout.close()
+        assert proc.stderr is not None
+        err = proc.stderr.read().decode()
+        proc.stderr.close()
+    assert "Traceback" not in err and "lone surrogate" in err
+    assert "a line the MCP SDK cannot read was dropped (JSONRPCRequest.params: " in err

@@ -418,3 +418,68 @@ def test_add_that_learns_inside_an_event_loop_says_to_await_aadd(tmp_path: Path)
             }
 
     asyncio.run(go())
+
+
+def test_results_read_as_mem0_s_dicts_and_history_rows_carry_its_fields(tmp_path: Path) -> None:
+    """mem0 returns plain dicts: code written for it does ``dict(r)``, ``{**r}``, ``"score" in r``
+    and ``r.items()``, and reads a history row's ``id``, ``is_deleted`` and ``updated_at``
+    (mem0's ``get_history`` rows). The items stay typed, and equal by their fields."""
+    with reverie.open(tmp_path / "ws") as m:
+        (added,) = m.add("I live in Lisbon.", user_id="alex")
+        as_dict = dict(added)
+        assert as_dict["memory"] == added.memory and as_dict["event"] == "ADD"
+        assert {**added} == as_dict and set(added) == set(as_dict) and len(added) == len(as_dict)
+        assert "score" in added and "no_such_field" not in added
+        assert dict(added.items())["id"] == added.id
+        m.update(added.id, "Lives in Porto")
+        m.delete(added.id)
+        rows = m.history(added.id)
+        assert [r["event"] for r in rows] == ["ADD", "UPDATE", "DELETE"]
+        assert [r["is_deleted"] for r in rows] == [False, False, True]
+        assert len({r["id"] for r in rows}) == 3  # one id per row
+        assert all(r["updated_at"] == r["created_at"] and r["memory_id"] == added.id for r in rows)
+        assert all(dict(r) == r.to_dict() for r in rows)
+        assert rows[0]["actor_id"] is None and rows[0]["role"] is None
+
+
+def test_search_leaves_out_what_memory_no_longer_holds(tmp_path: Path) -> None:
+    """A line moved to the archive (deleted, or superseded by a correction) is no memory any more:
+    mem0's ``search`` never returns a deleted memory, so neither does this one, and the current
+    line is not crowded out by archived ones. ``get`` still reads the archived line by id, and
+    ``search_memory`` (what a model is handed) marks it ``archived``."""
+    with reverie.open(tmp_path / "ws") as m:
+        (manchester,) = m.add("I live in Manchester.", user_id="alex")
+        (leeds,) = m.add("Actually I moved to Leeds last month.", user_id="alex")
+        assert leeds.event == "UPDATE" and "Leeds" in leeds.memory
+        (tea,) = m.add("I prefer green tea over coffee.", user_id="alex")
+        m.delete(tea.id)
+        for query in ("where do I live", "Manchester", "green tea"):
+            found = m.search(query, user_id="alex", limit=1)["results"]
+            assert all(r["state"] != "archived" for r in found), (query, found)
+        lines = [r["memory"] for r in m.search("where do I live", user_id="alex")["results"]]
+        assert "Lives in Leeds" in lines and "Lives in Manchester" not in lines
+        assert m.get(tea.id)["state"] == "archived"
+        handed = m.search_memory("green tea")
+        assert any(i.state == "archived" and "green tea" in i.memory for i in handed)
+
+
+@pytest.mark.parametrize("bad", ["Lives in Lis\ud800bon", "I live in Lisbon \udcff"])
+def test_a_lone_surrogate_is_refused_where_text_is_stored(tmp_path: Path, bad: str) -> None:
+    """Text that cannot be written as UTF-8 (decoded from bytes that were not, or a JSON
+    ``\\ud800``) is refused by every verb that stores text, as the command line refuses it, naming
+    the argument and the offset: never stored as an escape that a prompt then carries."""
+    with reverie.open(tmp_path / "ws") as m:
+        m.add("I live in Lisbon.")
+        line = m.get_all()[0]
+        calls = {
+            "text": lambda: m.remember(bad),
+            "messages": lambda: m.add(bad),
+            "messages[0]['content']": lambda: m.add([{"role": "user", "content": bad}]),
+            "data": lambda: m.update(line.id, bad),
+        }
+        for name, call in calls.items():
+            with pytest.raises(CommandError, match=re.escape(name) + r" is not UTF-8 \(") as caught:
+                call()
+            assert "\n" not in str(caught.value)
+        assert len(m.history()) == 1 and m.get(line.id).memory == line.memory
+        assert "\\u" not in (tmp_path / "ws" / "memory" / "history.jsonl").read_text()

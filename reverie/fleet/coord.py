@@ -310,19 +310,29 @@ class Coordinator:
                 pipe.hincrby(key, "failures", 1)
         pipe.hincrby(_P + "stats", f"runs:{status}", 1)
         pipe.expire(window, _RATE_BUCKET * (_RATE_WINDOWS + 2))
-        pipe.get(_P + "estimate")
-        *_, estimate = pipe.execute()
+        pipe.execute()
         if tokens:
-            # read, then write: two runs ending at once may lose one update of an average
-            new = next_estimate(_number(estimate), tokens)
-            self.r.set(_P + "estimate", repr(new))
+            self._average(tokens)
         self.settle(ws, tokens, per_minute)
+
+    def _average(self, tokens: int) -> None:
+        """Fold one run's tokens into the average run's (``next_estimate``) as one optimistic
+        transaction: the estimate is watched, and rewritten only if no other run's end changed
+        it in between (else read again), so two runs ending at once both count."""
+
+        def fold(pipe: Any) -> None:
+            new = next_estimate(_number(pipe.get(_P + "estimate")), tokens)
+            pipe.multi()
+            pipe.set(_P + "estimate", repr(new))
+
+        self.r.transaction(fold, _P + "estimate")
 
     def settle(self, ws: str, used: int, per_minute: int | None) -> None:
         """Settle the token bucket for ``ws``'s job: its real use less what its claim reserved (a
         job that ended without a run gives the reservation back). Once per claim: the reservation
-        is removed."""
-        pipe = self.r.pipeline(transaction=False)
+        is removed, in the same transaction that reads it (two settlements of one claim cannot
+        both give it back)."""
+        pipe = self.r.pipeline(transaction=True)
         pipe.hget(_P + "reserved", ws)
         pipe.hdel(_P + "reserved", ws)
         reserved = _number(pipe.execute()[0])

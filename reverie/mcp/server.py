@@ -693,9 +693,109 @@ def serve_stdio(workspace: Workspace | str | os.PathLike[str] | Memory) -> None:
     """Serve over stdin/stdout until the client closes them (what desktop clients launch)."""
     server = build_server(workspace)
     try:
-        anyio.run(server.run_stdio_async)
+        anyio.run(_run_stdio, server)
     finally:
         server.reverie_memory.close()
+
+
+async def _run_stdio(server: MCPServer) -> None:
+    """The SDK's stdio transport (``MCPServer.run_stdio_async``), its read side answering the
+    lines it cannot read (``_Answering``)."""
+    from mcp.server.stdio import stdio_server
+
+    low = server._lowlevel_server  # noqa: SLF001 (as run_stdio_async does)
+    async with stdio_server() as (read, write):
+        await low.run(_Answering(read, write), write, low.create_initialization_options())
+
+
+class _Answering:
+    """A stdio read stream that answers what the SDK cannot read. The SDK drops a line that fails
+    its validation with no word (logged at debug level), so the client waits forever for its reply.
+    A request whose text holds a lone surrogate (``"\\ud800"``: valid JSON, but no UTF-8 text) is
+    answered under its id with one line saying so; a line of another shape the SDK refuses keeps
+    no id the SDK hands on, so it is named in a warning (the SDK's first complaint)."""
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self._inner, self._write = inner, write
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._answer(item)
+
+    async def _answer(self, exc: Exception) -> None:
+        from mcp.shared.message import SessionMessage
+        from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError
+
+        line = exc.errors()[0].get("input") if isinstance(exc, ValidationError) else None
+        request = _loads_escaped(line) if isinstance(line, str) else None
+        ident = request.get("id") if isinstance(request, dict) else None
+        why = _unreadable(request, exc)
+        log.warning("MCP: %s%s", why, f" (request {ident!r})" if ident is not None else "")
+        if isinstance(ident, str | int) and not isinstance(ident, bool):
+            error = ErrorData(code=INVALID_REQUEST, message=why)
+            await self._write.send(
+                SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident, error=error))
+            )
+
+    def __aiter__(self) -> _Answering:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Answering:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _loads_escaped(line: str) -> Any:
+    """``line`` read as JSON the way Python's ``json`` reads it (a lone surrogate escape is kept as
+    the surrogate), or None."""
+    import json
+
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def _unreadable(request: Any, exc: Exception) -> str:
+    """Why the SDK could not read a line (``request``: the line parsed, or None), in one line."""
+    from ..text.utf8 import undecodable
+
+    for text in _strings(request):
+        why = undecodable(text)
+        if why is not None:
+            return f"the request's text is {why}: send text as UTF-8"
+    first = exc.errors()[0] if isinstance(exc, ValidationError) and exc.errors() else None
+    said = f"{'.'.join(map(str, first['loc'])) or 'line'}: {first['msg']}" if first else str(exc)
+    return f"a line the MCP SDK cannot read was dropped ({' '.join(said.split())[:200]})"
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in a parsed JSON value, keys too."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*_strings(k), *_strings(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def serve_http(

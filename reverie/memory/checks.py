@@ -40,10 +40,16 @@ def check_stored(name: str, value: object) -> str:
     string with no control character but tab and newline (``\\r\\n`` and a lone ``\\r`` are
     newlines). A NUL, an escape sequence or a bidirectional override is refused, naming the
     argument and the character, never stored to reach a prompt, a terminal or a memory file
-    (``reverie.text.safety.CONTROL`` says which characters)."""
+    (``reverie.text.safety.CONTROL`` says which characters). A lone surrogate (text decoded from
+    bytes that were not UTF-8, or a JSON ``\\ud800``) is refused the way the command line refuses
+    it (``reverie.text.utf8``), never stored as an escape."""
     from ..text.safety import CONTROL
+    from ..text.utf8 import undecodable
 
     text = check_text(name, value).replace("\r\n", "\n").replace("\r", "\n")
+    why = undecodable(text)
+    if why is not None:
+        raise CommandError(f"{name} is {why}: send it as UTF-8 text")
     found = CONTROL.search(text)
     if found:
         char = found.group()

@@ -192,6 +192,34 @@ class MemoryVerbs:
         ``reverie.recall.categories``; ``threshold`` keeps those at or above it). ``kinds``,
         ``session``, ``since`` and ``until`` narrow the search as ``recall``'s do. What every
         adapter's and the MCP server's ``search_memory`` tool returns."""
+        return self._search_items(
+            query,
+            limit=limit,
+            session_key=session_key,
+            threshold=threshold,
+            kinds=kinds,
+            session=session,
+            since=since,
+            until=until,
+        )
+
+    asearch_memory = twin(search_memory, here=True)
+
+    def _search_items(
+        self,
+        query: str,
+        *,
+        limit: int,
+        session_key: str | None = None,
+        threshold: float | None = None,
+        kinds: Sequence[str] | str | None = None,
+        session: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        archived: bool = True,
+    ) -> list[MemoryItem]:
+        """``search_memory``'s items; ``archived=False`` leaves out the lines the archive keeps
+        before counting ``limit`` (mem0's ``search``)."""
         from ..operations import items as _items
 
         check_text("query", query)
@@ -213,10 +241,14 @@ class MemoryVerbs:
             query,
         )
         return _items.search_memory(
-            self.runtime, hits, query, limit=limit, session_key=session_key, threshold=threshold
+            self.runtime,
+            hits,
+            query,
+            limit=limit,
+            session_key=session_key,
+            threshold=threshold,
+            archived=archived,
         )
-
-    asearch_memory = twin(search_memory, here=True)
 
     # -- mem0's verbs ------------------------------------------------------------------------------
     def search(
@@ -242,12 +274,15 @@ class MemoryVerbs:
         finds the lines of that category (``reverie.recall.categories``). ``user_id`` / ``agent_id``
         (as arguments or in ``filters``, mem0's two spellings) must be this memory's; ``run_id`` and
         any other key of ``filters`` keep the items whose ``add`` carried that value (in its ids or
-        ``metadata``). ``top_k`` is ``limit``'s other name. Recall's raw hits (marks, transcripts,
-        scores that rank) are ``recall``'s."""
+        ``metadata``). ``top_k`` is ``limit``'s other name. A line the archive keeps (deleted,
+        superseded) is no memory any more, as a deleted one is none in mem0: it is left out (``get``
+        still reads it by id; ``search_memory`` hands it to a model marked ``archived``). Recall's
+        raw hits (marks, transcripts, scores that rank) are ``recall``'s."""
         wanted = self._scope(filters, user_id, agent_id, run_id)
         size = check_size(limit, top_k)
-        items = self.search_memory(
+        items = self._search_items(
             query,
+            archived=False,
             limit=size if not wanted else max(size * 5, 50),
             threshold=threshold,
             kinds=kinds,

@@ -44,7 +44,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
@@ -103,9 +103,11 @@ _SAID = re.compile(r"^\[[^\]]*\] USER(?:\([^)]*\))?: (.*)$")
 _ID = re.compile(r"^m[0-9a-f]{12}(?:-\d+)?$")
 
 
-class _Keyed:
-    """mem0's spelling on a result: ``item["memory"]`` and ``item.get("score")`` read the field of
-    that name (``KeyError`` for a name that is no field), as on mem0's result dicts."""
+class _Keyed(Mapping[str, Any]):
+    """mem0's spelling on a result, which is a dict there: ``item["memory"]`` and
+    ``item.get("score")`` read the field of that name (``KeyError`` for a name that is no field),
+    and the item is a read-only mapping of its fields, so ``dict(item)``, ``{**item}``,
+    ``"score" in item`` and ``item.items()`` work as on mem0's dicts."""
 
     __dataclass_fields__: dict[str, Any]
 
@@ -113,6 +115,12 @@ class _Keyed:
         if key not in self.__dataclass_fields__:
             raise KeyError(key)
         return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.__dataclass_fields__)
+
+    def __len__(self) -> int:
+        return len(self.__dataclass_fields__)
 
     def get(self, key: str, default: Any = None) -> Any:
         """The field ``key``, or ``default`` when it is None or no field."""
@@ -172,7 +180,10 @@ class Results(list[MemoryItem]):
 @dataclass(frozen=True)
 class MemoryEvent(_Keyed):
     """One change of a memory (a row of mem0's ``history(memory_id)``): ``event`` is ADD, UPDATE or
-    DELETE, with the text before and after, and the commit that made it (its sha, kind and time)."""
+    DELETE, with the text before and after, and the commit that made it (its sha, kind and time).
+    mem0's row fields are all there: ``id`` (the row's: the memory's id and the commit's),
+    ``updated_at`` (a row is never changed: its ``created_at``) and ``is_deleted`` (the DELETE
+    row); ``actor_id`` and ``role`` are None (a commit's kind says who changed it)."""
 
     memory_id: str
     event: Literal["ADD", "UPDATE", "DELETE"]
@@ -181,10 +192,20 @@ class MemoryEvent(_Keyed):
     commit: str
     kind: str
     created_at: str
+    id: str = field(init=False)
+    updated_at: str = field(init=False)
+    is_deleted: bool = field(init=False)
+    actor_id: str | None = field(init=False, default=None)
+    role: str | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", f"{self.memory_id}@{self.commit[:12]}")
+        object.__setattr__(self, "updated_at", self.created_at)
+        object.__setattr__(self, "is_deleted", self.event == "DELETE")
 
     def to_dict(self) -> dict[str, Any]:
         """The event as plain JSON (mem0's history rows carry the same fields)."""
-        return dict(self.__dict__)
+        return dict(self)
 
 
 # -- ids -------------------------------------------------------------------------------------
@@ -635,13 +656,14 @@ def search_memory(
     limit: int,
     session_key: str | None = None,
     threshold: float | None = None,
+    archived: bool = True,
 ) -> list[MemoryItem]:
     """Recall's ``hits`` for ``query`` as a model is handed them (see the module doc), best first,
-    at most ``limit``. A query naming a category of fact (``reverie.recall.categories``) is scored
-    by it (a word naming the category held by a line of it), its category's lines after its own
-    hits; one asking about the user as a whole ("what do you know about me?") is also handed
-    USER.md's lines, then what the user said that Dream has not read yet, then the newest entries it
-    has."""
+    at most ``limit`` (``archived=False``: none of the lines the archive keeps). A query naming a
+    category of fact (``reverie.recall.categories``) is scored by it (a word naming the category
+    held by a line of it), its category's lines after its own hits; one asking about the user as a
+    whole ("what do you know about me?") is also handed USER.md's lines, then what the user said
+    that Dream has not read yet, then the newest entries it has."""
     from ..recall import categories
 
     named = categories.categories_named(query)
@@ -661,6 +683,8 @@ def search_memory(
         candidates = itertools.chain(candidates, profile, _pending(rt), _recent(rt, limit))
     for item in candidates:
         if item is None or _same(item.memory, query) or line_key(item.memory) in seen:
+            continue
+        if not archived and item.state == "archived":
             continue
         score = categories.score(item.memory, query, item.path)
         if threshold is not None and score < threshold:

@@ -32,7 +32,7 @@ from .clauses import (
 from .coordination import coordinated, each
 from .core import SOUL, Fact, Rule
 from .fill import fill
-from .gate import Index
+from .gate import Index, fold
 from .person import third_person
 from .templates import FACT_KINDS, canon, is_suspicious_rule, normalize
 
@@ -83,8 +83,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
 def _read(clause: Clause, said_on: date | None, found: _Found) -> bool:
     """Run every rule over the clause: True when one gave a fact."""
     read = False
-    lowered = gated(clause.text)
-    allowed = _index().passing(lowered) if lowered is not None else None
+    folded = gated(clause.text)
+    allowed = _index().passing(folded) if folded is not None else None
     for n, rule in enumerate(RULES):
         if (allowed is not None and not allowed[n]) or not _applies(rule, clause, read):
             continue
@@ -105,9 +105,9 @@ def _index() -> Index:
 
 
 def gated(text: str) -> str | None:
-    """The text as the gates read it: lower case, or None (every rule tried) for text that is not
-    ASCII or when gating is off."""
-    return text.lower() if GATED and text.isascii() else None
+    """The text as the gates read it (``gate.fold``), or None (every rule tried) when gating is
+    off."""
+    return fold(text) if GATED else None
 
 
 def _applies(rule: Rule, clause: Clause, read: bool) -> bool:
