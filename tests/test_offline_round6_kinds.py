@@ -227,12 +227,18 @@ LIKES = [
     ("big fan of the Springboks", ["Likes Springboks"]),
     ("I collect vintage postcards.", ["Collects vintage postcards"]),
     ("Not a morning person, honestly.", ["Is not a morning person"]),
+    ("my fav drink is mate", ["Favourite drink: mate"]),
+    ("fave band is Wilco, no contest", ["Favourite band: Wilco"]),
+    ("not a tea person, never have been", ["Dislikes tea"]),
 ]
 
 NOT_LIKES = [
     ("I love Sarah and Tom", ("Likes",)),
     ("I collect the kids at 3.", ("Collects",)),
     ("My friend is a big fan of jazz.", ("Likes",)),
+    ("My brother is not a tea person.", ("Dislikes",)),
+    ("not a people person, sorry", ("Dislikes",)),
+    ("my fav part is the ending", ("Favourite",)),
 ]
 
 

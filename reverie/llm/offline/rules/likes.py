@@ -151,6 +151,11 @@ def the_pet_kind(f: Filling) -> bool:
     return True
 
 
+def _a_kind_of_favourite(f: Filling) -> bool:
+    """The kind of a favourite is a noun ("food", "drink", "band"), never a time ("fav part is")."""
+    return f.groups.get("k", "").lower() not in ("part", "time", "thing", "way", "day", "moment")
+
+
 RULES = [
     # a feeling about a pet just named: "we got a cat and I'm completely obsessed with her"
     rule(
@@ -475,6 +480,20 @@ RULES = [
         {"v": is_thing},
     ),
     rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {VAL}", "Favourite {k}: {v}", {"v": is_thing}),
+    # "my fav food is nasi lemak", "fave drink is mate": a favourite typed short
+    rule(
+        rf"(?:\bmy |^)(?:all[- ]time )?(?:fav|fave|favorite|favourite) (?P<k>[a-z]+) is {VAL}",
+        "Favourite {k}: {v}",
+        {"v": is_thing},
+        finish=_a_kind_of_favourite,
+    ),
+    # "not a jazz person", "I'm not a coffee person": a dislike
+    rule(
+        r"^(?:i'm |i am )?(?:really |just |definitely |honestly )?not (?:really )?(?:much of )?an? "
+        r"(?P<v>(?!(?:morning|night|people|early|late|big|huge|phone|details?)\b)[a-z]+) person\b",
+        "Dislikes {v}",
+        negative=True,
+    ),
     rule(
         rf"^(?P<v>{COLOURS})(?:'s| is) (?:definitely |always |still )?my (?:fave|favou?rite) "
         r"colou?r"
