@@ -41,6 +41,7 @@ HOME = [
     ("my home city is Medellín.", ["Lives in Medellín"]),
     ("home for me is gdansk now", ["Lives in Gdansk"]),
     ("My home base is Lyon, though I travel a lot.", ["Lives in Lyon"]),
+    ("I'm writing from Tbilisi, where I live with my dog.", ["Lives in Tbilisi"]),
     ("Our flat is just outside Munich, in Garching.", ["Lives in Garching"]),
     ("Boise ID is where I live", ["Lives in Boise ID"]),
 ]
@@ -53,6 +54,8 @@ NOT_HOME = [
     "I live in love, Paris",
     "My sister lives in Lekki, Lagos.",
     "we stay in a hotel, paris",
+    "I'm calling from Rome, where I live is none of your business.",
+    "My sister writes from Oslo, where she lives.",
     "I'm in a meeting, back later.",
 ]
 
@@ -99,6 +102,9 @@ WORK = [
     ),
     ("I retired from nursing in 2019.", ["Retired in 2019"]),
     ("I'm a GP in a rural practice.", ["Works as GP"]),
+    ("Plumber by trade, twenty years now.", ["Works as plumber"]),
+    ("my job: electrician, self employed", ["Works as electrician"]),
+    ("I'm a session pianist here in Lagos.", ["Works as session pianist"]),
     ("I work night shifts at the depot.", ["Works night shifts"]),
     ("I work nights as a security guard.", ["Works night shifts"]),
     ("I'm on nights, so I sleep during the day.", ["Works night shifts"]),
@@ -113,6 +119,7 @@ NOT_WORK = [
     ("I'm retired.", ("Is a retired", "Retired")),
     ("My dad retired after 35 years at Ford.", ("Retired",)),
     ("Engineer at heart, honestly.", ("Works",)),
+    ("My dad was a plumber by trade.", ("Works",)),
     ("My wife is a nurse, mostly night shifts.", ("Works",)),
     ("I love quiet nights, mostly night walks.", ("Works",)),
 ]

@@ -158,6 +158,13 @@ RULES = [
         "Lives in {v}",
         {"v": is_place},
     ),
+    # "I'm writing from Amman, where I live with my wife"
+    rule(
+        rf"\b(?:from|in) {PLACE}, where (?:i|we) (?:now )?live"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:with|now|and|since|for)\b)",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
     # "Our house is just outside Gothenburg, in Molndal"
     rule(
         r"\b(?:my|our) (?:flat|apartment|house|home|place)(?:'s|s| is)(?: now)? (?:just )?"

@@ -45,7 +45,7 @@ ROLES = word_set(
     "salesperson marketer entrepreneur veterinarian paramedic firefighter officer lead "
     "postdoc counselor counsellor paralegal cpa associate specialist coordinator clerk cashier "
     "gp anaesthetist anesthetist pediatrician paediatrician cardiologist plasterer barber butcher "
-    "violinist pianist "
+    "violinist pianist joiner "
     "driver "
     "caregiver carer midwife optometrist radiologist physiotherapist physio dietitian nutritionist "
     "barista "

@@ -20,7 +20,7 @@ _ROLE_NOUN = "|".join(sorted(ROLES, key=lambda r: (-len(r), r)))
 #: A job title of up to four words, ending where a preposition or a clause begins.
 _ROLE = (
     r"(?P<v>(?:[\w-]+ ){0,4}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|"
-    r"which|last|this|"
+    r"which|last|this|here|there|"
     r"from|by|on)\b|[,.;:!?()]|$)"
 )
 
@@ -150,6 +150,13 @@ RULES = [
         "Works night shifts",
         finish=_own_job,
     ),
+    # "Joiner by trade", "I'm a carpenter by trade", "my job: carpenter, self employed"
+    rule(
+        rf"(?:^|\bi(?:'m| am) )(?:an? )?{_ROLE} by (?:trade|profession)\b",
+        "Works as {v}",
+        {"v": is_role},
+    ),
+    rule(rf"^my job ?: ?(?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
     # "my title is Senior ML Engineer"
     rule(rf"\bmy (?:job |official )?title is (?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
     # students: "Third-year PhD student in linguistics at Tel Aviv University"
