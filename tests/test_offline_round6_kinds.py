@@ -198,6 +198,8 @@ HEALTH = [
     ("asthmatic, always carry my inhaler", ["Has asthma"]),
     ("lactose intolrant, sadly", ["Is lactose intolerant"]),
     ("strictly gluten free please", ["Diet: gluten-free"]),
+    ("i cant eat kiwi, im allergic", ["Allergic to kiwi"]),
+    ("Quick note: peanut allergy.", ["Allergic to peanuts"]),
     ("I only eat kosher.", ["Diet: kosher"]),
     ("I've been vegetarian for twenty years.", ["Is vegetarian"]),
     ("ok so vegan now, no more cheese", ["Is vegan"]),
@@ -210,6 +212,8 @@ NOT_HEALTH = [
     ("My mum had a knee replacement.", ("Had ",)),
     ("I'm catholic-school educated.", ("Is ",)),
     ("My friend carries an EpiPen.", ("Carries",)),
+    ("I can't eat spicy food, I'm allergic to the drama it brings.", ("Allergic",)),
+    ("i cant eat sushi, im allergic", ("Allergic",)),  # sushi names no allergen
     ("My sister: vegan now.", ("Is vegan",)),
 ]
 

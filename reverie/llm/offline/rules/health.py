@@ -90,6 +90,22 @@ def allergen_noun(f: Filling) -> bool:
     return True
 
 
+_CANNOT_EAT = re.compile(
+    r"\bi (?:can'?t|cannot) (?:eat|have|touch) (?P<v>[a-z]+(?: [a-z]+)?)\s*,\s*(?:because |since |"
+    r"as |cause )?i'?m (?:(?:very|severely|really|badly|super) )?allergic\s*[.!]*$",
+    re.I,
+)
+
+
+def _cannot_eat(f: Filling) -> bool:
+    """ "i cant eat sesame, im allergic": the thing the user cannot eat, when it is an allergen."""
+    m = _CANNOT_EAT.search(" ".join((f.message or "").split()).replace("cant", "can't"))
+    if m is None or not is_allergen(m.group("v")):
+        return False
+    f.values["v"] = m.group("v").lower()
+    return True
+
+
 def wholly(f: Filling) -> bool:
     """ "mostly vegan" is no diet the user keeps."""
     return "mostly" not in f.match.group(0).lower()
@@ -268,6 +284,26 @@ RULES += [
         None,
         "permanent",
         finish=an_operation,
+    ),
+    # "i cant eat sesame, im allergic": the allergy given as the reason (its own clause: the thing
+    # is read in the message)
+    rule(
+        r"^(?:because |since |as |cause )?i(?:'m| am) (?:(?:very|severely|really|badly|super) )?"
+        r"allergic\s*[.!]*$",
+        "Allergic to {v}",
+        None,
+        "permanent",
+        negative=True,
+        finish=_cannot_eat,
+    ),
+    # "Note please: sesame allergy."
+    rule(
+        r"^[a-z ]{2,20}:\s*(?:an? )?(?:(?:severe|serious|mild|bad) )?(?P<v>[a-z]+(?: [a-z]+)?) "
+        r"(?:allergy|alergy|allergie)\b",
+        "Allergic to {v}",
+        {"v": is_allergen},
+        "permanent",
+        finish=allergen_noun,
     ),
     # "I get migraines fairly often"
     rule(
