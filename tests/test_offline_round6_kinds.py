@@ -54,6 +54,7 @@ NOT_HOME = [
     "I live in love, Paris",
     "My sister lives in Lekki, Lagos.",
     "we stay in a hotel, paris",
+    "Live in Lisbon for a year, you'll love it.",
     "I'm calling from Rome, where I live is none of your business.",
     "My sister writes from Oslo, where she lives.",
     "I'm in a meeting, back later.",
@@ -120,6 +121,8 @@ NOT_WORK = [
     ("My dad retired after 35 years at Ford.", ("Retired",)),
     ("Engineer at heart, honestly.", ("Works",)),
     ("My dad was a plumber by trade.", ("Works",)),
+    ("Senior engineer at Meta, that's what my brother is.", ("Works",)),
+    ("Lecturer in law at Leeds, my wife is.", ("Works",)),
     ("My wife is a nurse, mostly night shifts.", ("Works",)),
     ("I love quiet nights, mostly night walks.", ("Works",)),
 ]
@@ -170,6 +173,7 @@ NOT_PETS = [
     ("I have chickens for dinner tonight.", ("Keeps",)),
     ("I keep bees in mind.", ("Keeps",)),
     ("My neighbour keeps 10 chickens.", ("Keeps",)),
+    ("We got 2 goats for the barbecue.", ("Keeps",)),
     ("I'd love to foster kittens one day.", ("Fosters",)),
     ("My mother fosters kittens.", ("Fosters",)),
 ]
@@ -239,6 +243,8 @@ LIKES = [
     ("I collect vintage postcards.", ["Collects vintage postcards"]),
     ("Not a morning person, honestly.", ["Is not a morning person"]),
     ("my fav drink is mate", ["Favourite drink: mate"]),
+    ("been a celtic supporter since i was a kid", ["Supports celtic"]),
+    ("I'm a lifelong Boca supporter.", ["Supports Boca"]),
     ("fave band is Wilco, no contest", ["Favourite band: Wilco"]),
     ("not a tea person, never have been", ["Dislikes tea"]),
 ]
@@ -248,7 +254,9 @@ NOT_LIKES = [
     ("I collect the kids at 3.", ("Collects",)),
     ("My friend is a big fan of jazz.", ("Likes",)),
     ("My brother is not a tea person.", ("Dislikes",)),
+    ("My dad has been a Leeds supporter since 1970.", ("Supports",)),
     ("not a people person, sorry", ("Dislikes",)),
+    ("I'm not a fan person.", ("Dislikes",)),
     ("my fav part is the ending", ("Favourite",)),
 ]
 

@@ -113,6 +113,10 @@ def with_its_country(f: Filling) -> bool:
     return True
 
 
+#: Advice to someone else ("Live in Lisbon for a year, you'll love it"): no statement of home.
+_ADVICE = re.compile(r"\byou(?:'ll|'d|'re| will| would| should| must| can)?\b", re.I)
+
+
 def _in_its_city(f: Filling) -> bool:
     """ "Achrafieh in Beirut" is written "Achrafieh, Beirut"."""
     f.values["v"] = re.sub(r"\s*(?:,| in )\s*", ", ", f.values["v"], count=1)
@@ -198,6 +202,7 @@ RULES = [
         rf"^(?:been living|living|live) in {PLACE}(?=\s*(?:[,.;!]|$)|\s+(?:for|since|now|about)\b)",
         "Lives in {v}",
         {"v": is_place},
+        finish=lambda f: not _ADVICE.search(f.message or f.match.string),
     ),
     # "my home city is São Paulo", "home for me is koln these days", "Austin TX is where I'm at"
     rule(

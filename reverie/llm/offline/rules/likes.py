@@ -490,7 +490,8 @@ RULES = [
     # "not a jazz person", "I'm not a coffee person": a dislike
     rule(
         r"^(?:i'm |i am )?(?:really |just |definitely |honestly )?not (?:really )?(?:much of )?an? "
-        r"(?P<v>(?!(?:morning|night|people|early|late|big|huge|phone|details?)\b)[a-z]+) person\b",
+        r"(?P<v>(?!(?:morning|night|people|early|late|big|huge|phone|details?|fan|numbers)\b)"
+        r"[a-z]+) person\b",
         "Dislikes {v}",
         negative=True,
     ),
@@ -527,6 +528,14 @@ RULES = [
         r"night owl|early bird|early riser)\b",
         "Is not a {v}",
         negative=True,
+    ),
+    # "been an arsenal supporter since i was a kid", "I'm a lifelong Celtic supporter"
+    rule(
+        r"(?:\bi(?:'ve| have) been |\bi(?:'m| am) |^(?:been )?)(?:an? )?(?:lifelong |life-?long |"
+        r"die-?hard |big |huge |loyal |proud )?(?P<v>[\w'-]+(?: [\w'-]+)?) supporter"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:since|all my life|for|through|here)\b)",
+        "Supports {v}",
+        {"v": is_pastime},
     ),
     # "I support Fenerbahce": a team
     rule(

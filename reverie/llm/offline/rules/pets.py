@@ -309,7 +309,7 @@ RULES += [
     # livestock and flocks: "We keep about 15 chickens in the backyard", "Ive got 6 hens", "I keep
     # bees"
     rule(
-        rf"\b(?:i|we)(?:'ve| have)? (?:keep|raise|got|have) (?P<v>{_FLOCK_COUNT}(?:{_FLOCK})"
+        rf"\b(?:i|we)(?: keep| raise| have|(?:'ve| have) got) (?P<v>{_FLOCK_COUNT}(?:{_FLOCK})"
         rf"{_FLOCK_WHERE}){_FLOCK_END}",
         "Keeps {v}",
         finish=_count,

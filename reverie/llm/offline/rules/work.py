@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .core import USER, Filling, rule
-from .lexicon import NOT_NAMES, ROLES, TIME_WORDS, VAGUE
+from .lexicon import NOT_NAMES, PEOPLE, ROLES, TIME_WORDS, VAGUE
 from .phrases import OLDTO, PLACE, PROMOTED, VAL, I
 from .values import is_firm, is_org, is_place, is_role, is_specific
 
@@ -97,6 +97,19 @@ _STUDENT = (
 )
 
 
+#: Someone else named in the sentence: a title said bare is then theirs ("Senior engineer at Meta,
+#: that's what my brother is").
+_SOMEONE_ELSE = re.compile(
+    rf"\b(?:my|our|his|her|their) (?:{'|'.join(sorted(PEOPLE))})\b|\b(?:he|she|they)(?:'s|'re| is| "
+    r"are| was| were)\b",
+    re.I,
+)
+
+
+def _said_of_self(f: Filling) -> bool:
+    return not _SOMEONE_ELSE.search(f.message or f.match.string)
+
+
 def _own_job(f: Filling) -> bool:
     """Night shifts said after a job are the user's when the message says the job is theirs."""
     return bool(re.search(r"\bi(?:'m| am| work)\b", f.message or f.match.string, re.I))
@@ -175,6 +188,7 @@ RULES = [
         r"(?= (?:at|for|with) |\s*(?:[,.;!]|$))",
         "Works as {v}",
         {"v": role_in_field},
+        finish=_said_of_self,
     ),
     rule(rf"{I}(?: work| am working|'m working) (?:at|for) {PLACE}", "Works at {v}", {"v": is_org}),
     rule(
@@ -407,11 +421,13 @@ RULES += [
         rf"(?: in [a-z][a-z -]{{2,40}}?)? (?:at|for) {PLACE}(?=\s*(?:[,.;(]|$))",
         "Works at {v}",
         {"v": is_org},
+        finish=_said_of_self,
     ),
     rule(
         rf"^(?:an? )?{_ROLE}(?= (?:at|for) (?-i:[A-Z]))",
         "Works as {v}",
         {"v": lambda v: is_role(v) and not v.lower().endswith("student")},
+        finish=_said_of_self,
     ),
     # the people the user is in charge of: "I also supervise 4 MSc students"
     rule(
