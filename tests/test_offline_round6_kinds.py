@@ -245,7 +245,7 @@ LIKES = [
     ("my fav drink is mate", ["Favourite drink: mate"]),
     ("been a celtic supporter since i was a kid", ["Supports celtic"]),
     ("I'm a lifelong Boca supporter.", ["Supports Boca"]),
-    ("fave band is Wilco, no contest", ["Favourite band: Wilco"]),
+    ("my fave band is Wilco, no contest", ["Favourite band: Wilco"]),
     ("not a tea person, never have been", ["Dislikes tea"]),
 ]
 
