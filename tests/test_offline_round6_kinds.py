@@ -303,6 +303,8 @@ SOUL_RULES = [
     ("Please keep the emojis out of your answers.", ["Never use emojis"]),
     ("can u stop puting emojis in replies", ["Never use emojis"]),
     ("briefer replies pls", ["Keep answers short"]),
+    ("Don't sugarcoat things, I can take it.", ["Be blunt"]),
+    ("Please be honest with feedback on my essays.", ["Be honest"]),
     ("I'd much prefer concise answers from now on.", ["Keep answers short"]),
     (
         "can't stand zombie movies, please don't ever recommend any",
@@ -326,6 +328,7 @@ NOT_SOUL = [
     "I wrote the code in Python.",
     "We use metric always at work.",
     "She would prefer shorter answers from the candidates.",
+    "My boss never sugarcoats anything.",
 ]
 
 

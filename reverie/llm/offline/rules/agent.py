@@ -443,8 +443,16 @@ RULES = [
     rule(
         r"^(?:please[,\s]+)?(?:just |always )?be (?:more |very |really |totally |brutally "
         rf")?(?P<v>{_TONES})"
-        r"(?=\s*(?:[,.;!]|$)|\s+(?:with me|in your (?:answers|replies|feedback))\b)",
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:with me|in your (?:answers|replies|feedback)|with (?:your |the "
+        r")?feedback|with (?:my|your) (?:feedback|critique|review))\b)",
         "Be {v}",
+    ),
+    # "Don't sugarcoat it", "never sugar-coat things": be blunt
+    rule(
+        r"^(?:please[,\s]+)?(?:don't|do not|never) (?:ever )?sugar-?coat (?:it|things|anything|"
+        r"your (?:answers|feedback)|the feedback|feedback)\b",
+        "Be blunt",
+        negative=True,
     ),
     # "Give me the answer first, then explain", "lead with the summary"
     rule(
