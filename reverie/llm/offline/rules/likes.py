@@ -535,7 +535,7 @@ RULES = [
         r"(?:\bi(?:'ve| have) been |\bi(?:'m| am) |^(?:been )?)(?:an? )?(?:lifelong |life-?long |"
         r"die-?hard |big |huge |loyal |proud )?(?P<v>[\w'-]+(?: [\w'-]+)?) supporter"
         r"(?=\s*(?:[,.;!]|$)|\s+(?:since|all my life|for|through|here)\b)",
-        "Supports {v}",
+        "Likes {v}",  # as a fan is ("I'm a huge Lakers fan")
         {"v": is_pastime},
     ),
     # "I support Fenerbahce": a team
