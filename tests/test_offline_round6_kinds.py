@@ -164,12 +164,22 @@ PETS = [
     ("We keep about 20 ducks on the farm, mostly for eggs.", ["Keeps about 20 ducks on the farm"]),
     ("I've got 4 hens, no rooster.", ["Keeps 4 hens"]),
     ("I keep bees.", ["Keeps bees"]),
+    ("i have a gecko called zuzu", ["Has a gecko named Zuzu"]),
+    ("we got a beagle named bindi, total chaos", ["Has a beagle named Bindi"]),
+    ("my dogs name is rocco", ["Has a dog named Rocco"]),
+    ("our lab bruno is 11 now, old boy", ["Has a labrador named Bruno"]),
     ("I foster cats for the rescue in our village.", ["Fosters cats for the rescue"]),
 ]
 
 NOT_PETS = [
     ("Our lab Director is a tyrant.", ("Has a",)),
-    ("My parrot Squawk is loud.", ("Has a",)),  # a kind of pet takes a given name, as "my dog Rex"
+    ("My parrot Squawk is loud.", ("Has a",)),
+    ("i have a cat called out by the vet", ("Has a",)),
+    ("my husky voice is back", ("Has a",)),
+    (
+        "we have a dog named after my grandad",
+        ("Has a",),
+    ),  # a kind of pet takes a given name, as "my dog Rex"
     ("I have chickens for dinner tonight.", ("Keeps",)),
     ("I keep bees in mind.", ("Keeps",)),
     ("My neighbour keeps 10 chickens.", ("Keeps",)),

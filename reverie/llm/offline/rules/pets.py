@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import given_name
+from ..kinds import given_name, noun
 from .core import USER, Filling, rule, rules_of
 from .lexicon import NOT_NAMES, PETS, PETS_PLURAL
 from .phrases import NAME
@@ -105,6 +105,22 @@ def breed_named(f: Filling) -> bool:
     if (kind in _AMBIGUOUS or re.fullmatch(PETS, kind)) and not given_name(name):
         return False
     named_pet(f)  # the article and the kind's name; any proper name will do for a breed
+    return True
+
+
+#: A pet's name typed in lower case, and where it ends.
+_LOWER_NAME = r"(?-i:[a-z])[a-z'’-]{1,20}"
+_LOWER_END = r"(?=\s*(?:[,.;!]|$)|\s+(?:and|but|who|he|she|hes|shes|lol|haha)\b)"
+
+
+def _lower_name(f: Filling, *, named: bool) -> bool:
+    """A name typed in lower case: after "named" / "called" any word that is no English noun and
+    no common word ("koko", "pasha"), else a given name ("bruno"); written with its capital."""
+    name = f.groups.get("v", "").lower()
+    if name in NOT_NAMES or (not given_name(name) and (not named or noun(name))):
+        return False
+    f.groups["v"] = f.values["v"] = name.capitalize()
+    named_pet(f)  # the article and the kind's name
     return True
 
 
@@ -318,6 +334,34 @@ RULES += [
         rf"\b(?:i|we) (?:keep|raise) (?P<v>(?:backyard )?(?:{_FLOCK}){_FLOCK_WHERE}){_FLOCK_END}",
         "Keeps {v}",
         finish=_count,
+    ),
+]
+
+RULES += [
+    # a name typed in lower case, as on a phone: "i have an african grey called koko", "our lab
+    # bruno is 11 now"
+    rule(
+        rf"{_HELD} (?:a|an|another|a new|one|our|my) {_ANIMAL} (?:named|called|caled) "
+        rf"(?P<v>{_LOWER_NAME}){_LOWER_END}",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=lambda f: _lower_name(f, named=True),
+    ),
+    rule(
+        rf"\bmy (?P<k>{PET_KIN})(?:'s|s)? name is (?P<v>{_LOWER_NAME}){_LOWER_END}",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=lambda f: _lower_name(f, named=True),
+    ),
+    rule(
+        rf"\b(?:my|our) (?:(?P<c>{COLOURS}) )?(?P<k>{BREEDS}|{PETS}) (?P<v>{_LOWER_NAME}),?\s+"
+        r"(?:is|was|has|just|loves|likes|hates|sleeps|turns|turned)\b",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=lambda f: _lower_name(f, named=False),
     ),
 ]
 
