@@ -475,6 +475,9 @@ def test_a_lone_surrogate_is_refused_where_text_is_stored(tmp_path: Path, bad: s
             "text": lambda: m.remember(bad),
             "messages": lambda: m.add(bad),
             "messages[0]['content']": lambda: m.add([{"role": "user", "content": bad}]),
+            "messages[0]['content'][1]['text']": lambda: m.add(
+                [{"role": "user", "content": [{"type": "text", "text": "hi"}, {"text": bad}]}]
+            ),
             "data": lambda: m.update(line.id, bad),
         }
         for name, call in calls.items():
@@ -483,3 +486,18 @@ def test_a_lone_surrogate_is_refused_where_text_is_stored(tmp_path: Path, bad: s
             assert "\n" not in str(caught.value)
         assert len(m.history()) == 1 and m.get(line.id).memory == line.memory
         assert "\\u" not in (tmp_path / "ws" / "memory" / "history.jsonl").read_text()
+
+
+def test_search_finds_the_current_line_behind_many_archived_ones(tmp_path: Path) -> None:
+    """When archived lines fill Recall's first window of hits, ``search`` widens it until it has
+    its limit of current items or Recall has no more: the one current line is still found."""
+    with reverie.open(tmp_path / "ws") as m:
+        old = [f"- Drinks coffee brand number {i} coffee every coffee morning" for i in range(60)]
+        m.write("USER.md", "\n".join(old) + "\n")
+        m.clear_files(reason="test: archive them all")
+        m.write("USER.md", m.read("USER.md").rstrip("\n") + "\n- Likes coffee\n")
+        assert len(m.search_memory("coffee", limit=50)) >= 20  # the archived lines match too
+        for limit in (1, 3, 10):
+            found = m.search("coffee", limit=limit)["results"]
+            assert [r["memory"] for r in found][:1] == ["Likes coffee"], (limit, found)
+            assert all(r["state"] != "archived" for r in found)

@@ -730,15 +730,21 @@ class _Answering:
             await self._answer(item)
 
     async def _answer(self, exc: Exception) -> None:
-        from mcp.shared.message import SessionMessage
-        from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError
-
-        line = exc.errors()[0].get("input") if isinstance(exc, ValidationError) else None
-        request = _loads_escaped(line) if isinstance(line, str) else None
-        ident = request.get("id") if isinstance(request, dict) else None
-        why = _unreadable(request, exc)
+        try:
+            line = exc.errors()[0].get("input") if isinstance(exc, ValidationError) else None
+            request = _loads_escaped(line) if isinstance(line, str) else None
+            why = _unreadable(request, exc)
+            ident = _answerable_id(request)
+        except Exception as failed:  # whatever the line is, reading it never ends the server
+            why, ident = (
+                f"a line the MCP SDK cannot read was dropped ({type(failed).__name__})",
+                None,
+            )
         log.warning("MCP: %s%s", why, f" (request {ident!r})" if ident is not None else "")
-        if isinstance(ident, str | int) and not isinstance(ident, bool):
+        if ident is not None:
+            from mcp.shared.message import SessionMessage
+            from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError
+
             error = ErrorData(code=INVALID_REQUEST, message=why)
             await self._write.send(
                 SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident, error=error))
@@ -765,13 +771,27 @@ class _Answering:
 
 def _loads_escaped(line: str) -> Any:
     """``line`` read as JSON the way Python's ``json`` reads it (a lone surrogate escape is kept as
-    the surrogate), or None."""
+    the surrogate), or None (no JSON, or nested too deep to read)."""
     import json
 
     try:
         return json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
+
+
+def _answerable_id(request: Any) -> str | int | None:
+    """The id to answer ``request`` under: a request's (it names a method; a response or a
+    notification is never answered), when the id itself can be written back (an integer, or a
+    string that is UTF-8 text)."""
+    from ..text.utf8 import undecodable
+
+    if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+        return None
+    ident = request.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, str | int):
+        return None
+    return None if isinstance(ident, str) and undecodable(ident) is not None else ident
 
 
 def _unreadable(request: Any, exc: Exception) -> str:
@@ -787,15 +807,22 @@ def _unreadable(request: Any, exc: Exception) -> str:
     return f"a line the MCP SDK cannot read was dropped ({' '.join(said.split())[:200]})"
 
 
-def _strings(value: Any) -> list[str]:
-    """Every string in a parsed JSON value, keys too."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in (*_strings(k), *_strings(v))]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
+def _strings(value: Any, limit: int = 100_000) -> list[str]:
+    """The strings in a parsed JSON value, keys too (at most ``limit`` values visited: a walk with
+    its own stack, so no depth of nesting is too deep)."""
+    out: list[str] = []
+    stack, seen = [value], 0
+    while stack and seen < limit:
+        item = stack.pop()
+        seen += 1
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return out
 
 
 def serve_http(

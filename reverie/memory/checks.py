@@ -42,7 +42,8 @@ def check_stored(name: str, value: object) -> str:
     argument and the character, never stored to reach a prompt, a terminal or a memory file
     (``reverie.text.safety.CONTROL`` says which characters). A lone surrogate (text decoded from
     bytes that were not UTF-8, or a JSON ``\\ud800``) is refused the way the command line refuses
-    it (``reverie.text.utf8``), never stored as an escape."""
+    it (``reverie.text.utf8``), never stored as an escape. (``record``, a conversation in
+    progress, keeps such text as an escape instead: refusing would lose the turn.)"""
     from ..text.safety import CONTROL
     from ..text.utf8 import undecodable
 
@@ -170,9 +171,15 @@ def check_chat(messages: object) -> list[dict[str, Any]]:
             raise CommandError(
                 f"messages[{n}] must be a dict with a string 'role', not {message!r}"
             )
-        if isinstance(message.get("content"), str):
-            content = check_stored(f"messages[{n}]['content']", message["content"])
-            message = {**message, "content": content}
+        content = message.get("content")
+        if isinstance(content, str):
+            message = {**message, "content": check_stored(f"messages[{n}]['content']", content)}
+        elif isinstance(content, Sequence) and not isinstance(content, bytes):
+            # a list of parts (OpenAI's shape): each text part is stored text too
+            for k, part in enumerate(content):
+                text = part.get("text") if isinstance(part, Mapping) else None
+                if isinstance(text, str) and text.strip():
+                    check_stored(f"messages[{n}]['content'][{k}]['text']", text)
         out.append(dict(message))
     if not out:
         raise CommandError("messages is an empty list: give at least one message")

@@ -234,21 +234,29 @@ class MemoryVerbs:
             raise CommandError(f"threshold must be a number from 0 to 1, not {threshold!r}")
         from ..recall.categories import with_categories
 
-        hits = with_categories(
-            lambda q: self.recall(
-                q, limit=max(limit * 3, 20), kinds=kinds, session=session, since=since, until=until
-            ),
-            query,
-        )
-        return _items.search_memory(
-            self.runtime,
-            hits,
-            query,
-            limit=limit,
-            session_key=session_key,
-            threshold=threshold,
-            archived=archived,
-        )
+        window, full = max(limit * 3, 20), [False]
+
+        def hits_for(q: str) -> list[Hit]:
+            found = self.recall(
+                q, limit=window, kinds=kinds, session=session, since=since, until=until
+            )
+            full[0] = full[0] or len(found) >= window
+            return found
+
+        while True:
+            items = _items.search_memory(
+                self.runtime,
+                with_categories(hits_for, query),
+                query,
+                limit=limit,
+                session_key=session_key,
+                threshold=threshold,
+                archived=archived,
+            )
+            # archived lines left out may have filled Recall's window: widen it while it was full
+            if archived or len(items) >= limit or not full[0] or window >= _WIDEST_WINDOW:
+                return items
+            window, full[0] = window * 4, False
 
     # -- mem0's verbs ------------------------------------------------------------------------------
     def search(
@@ -560,6 +568,11 @@ class MemoryVerbs:
         return clear_files(self.runtime.workspace, self.runtime.git, kind=kind, reason=reason)
 
     aclear_files = twin(clear_files, here=True)
+
+
+#: The widest window of Recall's hits mem0's ``search`` reads when archived lines fill the narrower
+#: ones (each widening is four times the last, from three times the limit).
+_WIDEST_WINDOW = 5_000
 
 
 def record_user(memory: MemoryVerbs, user_id: str) -> None:
