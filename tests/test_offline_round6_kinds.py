@@ -32,7 +32,9 @@ HOME = [
     # a part of town beside its city
     ("We live in Kadıköy in Istanbul, right by the ferry.", ["Lives in Kadıköy, Istanbul"]),
     ("I live in Brooklyn, New York.", ["Lives in Brooklyn, New York"]),
-    ("i stay in osu, accra", ["Lives in Accra"]),
+    ("i live in springfield, illinois", ["Lives in Springfield, Illinois"]),
+    ("i stay in east legon, accra", ["Lives in Accra"]),
+    ("i stay in osu, accra", ["Lives in Osu, Accra"]),  # a name the gazetteer knows is kept
     ("i'm in seoul, gangnam side", ["Lives in Seoul"]),
     ("I'm in Porto, Foz area", ["Lives in Porto"]),
     # "stay" as "live"; a subjectless note; the home city
@@ -226,6 +228,8 @@ NOT_HEALTH = [
     ("My mum had a knee replacement.", ("Had ",)),
     ("I'm catholic-school educated.", ("Is ",)),
     ("My friend carries an EpiPen.", ("Carries",)),
+    ("I carry an EpiPen for my son.", ("Carries",)),
+    ("We are Catholic school parents.", ("Is ",)),
     ("I can't eat spicy food, I'm allergic to the drama it brings.", ("Allergic",)),
     ("i cant eat sushi, im allergic", ("Allergic",)),  # sushi names no allergen
     ("My sister: vegan now.", ("Is vegan",)),
@@ -335,6 +339,7 @@ NOT_SOUL = [
     "The doctor had to explain things simply to my son.",
     "I don't like my job, don't recommend it.",
     "My passport has dates as DD.MM.YYYY.",
+    "Dates as DD/MM/YYYY are confusing to Americans.",
     "I wrote the code in Python.",
     "We use metric always at work.",
     "She would prefer shorter answers from the candidates.",

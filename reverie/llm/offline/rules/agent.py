@@ -519,6 +519,7 @@ RULES = [
     rule(
         r"(?:^|\band )(?:please )?(?:(?:always )?(?:write|use|give|format|put) (?:the |all |my )?)?"
         rf"dates (?:as|like|in) (?P<v>{_DATE_FORMAT})(?![\w/-])(?!\.\w)"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|thanks|only|always|from now on)\b)"
         rf"|^(?:please |pls )?(?:always )?use (?:[a-z0-9 -]{{2,20}} and )?(?P<w>{_DATE_FORMAT}) "
         r"dates\b",
         "Dates as {v}",

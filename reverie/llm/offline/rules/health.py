@@ -264,8 +264,8 @@ RULES = [
 RULES += [
     # "i carry an epipen everywhere", "epipen always on me"
     rule(
-        r"\b(?:i|and)(?: always| also)? (?:carry|cary|have|keep) an? epi-?pen\b|\bepi-?pen "
-        r"(?:is )?(?:always )?(?:on me|with me)\b",
+        r"\b(?:i|and)(?: always| also)? (?:carry|cary|have|keep) an? epi-?pen(?!\s+for\b)\b"
+        r"|\bepi-?pen (?:is )?(?:always )?(?:on me|with me)\b",
         "Carries an EpiPen",
         None,
         "permanent",
@@ -273,7 +273,8 @@ RULES += [
     # a faith: "I'm Muslim", "I'm Orthodox and fast on Wednesdays", "We are Jain"
     rule(
         r"\b(?:i(?:'m| am)|we(?:'re| are)) (?:an? )?(?:practi[cs]ing |devout |observant )?"
-        rf"(?P<v>{RELIGIONS})(?![\w-])",
+        rf"(?P<v>{RELIGIONS})(?![\w-])(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so|too|myself|by|since|"
+        r"now|here|btw)\b)",
         "Is {v}",
         finish=a_faith,
     ),

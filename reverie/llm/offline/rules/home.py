@@ -13,7 +13,7 @@ from ..kinds import known_place, noun
 from .core import USER, Filling, rule
 from .lexicon import TECH
 from .phrases import BACKGROUND, OLD, OLDTO, PLACE, VAL, I
-from .values import is_place, is_specific, is_tech, is_unknown_place
+from .values import is_place, is_specific, is_tech, is_unknown_place, place_name
 
 #: The user, or the user's household ("we", "my wife and I"), as a subject.
 _WE = (
@@ -117,6 +117,15 @@ def with_its_country(f: Filling) -> bool:
 _ADVICE = re.compile(r"\byou(?:'ll|'d|'re| will| would| should| must| can)?\b", re.I)
 
 
+def _town_too(f: Filling) -> bool:
+    """ "i live in springfield, illinois": a town before its region is kept ("Springfield,
+    Illinois"); a part of town is left out ("east legon, accra" → "Accra")."""
+    town = f.groups["n"]
+    if known_place(town):
+        f.values["v"] = f"{place_name(town)}, {f.values['v']}"
+    return True
+
+
 def _in_its_city(f: Filling) -> bool:
     """ "Achrafieh in Beirut" is written "Achrafieh, Beirut"."""
     f.values["v"] = re.sub(r"\s*(?:,| in )\s*", ", ", f.values["v"], count=1)
@@ -139,7 +148,9 @@ RULES = [
         rf"(?P<n>[a-z][a-z'’-]+(?: [a-z'’-]+)?), (?P<v>[a-z][a-z'’ -]{{2,30}}?){_END}",
         "Lives in {v}",
         {"v": is_place},
-        finish=lambda f: not noun(f.groups["n"].split()[-1].lower()) and no_trip(f),
+        finish=lambda f: (
+            not noun(f.groups["n"].split()[-1].lower()) and _town_too(f) and no_trip(f)
+        ),
     ),
     rule(
         rf"{_WE}(?: live| am living|'m living|'re living| are living| am based|'m based|'re based|"
