@@ -167,6 +167,7 @@ PETS = [
     ("I've got 4 hens, no rooster.", ["Keeps 4 hens"]),
     ("I keep bees.", ["Keeps bees"]),
     ("i have a gecko called zuzu", ["Has a gecko named Zuzu"]),
+    ("zuzu died last week :(", ["Gone: pet Zuzu; said: zuzu died last week :("]),
     ("we got a beagle named bindi, total chaos", ["Has a beagle named Bindi"]),
     ("my dogs name is rocco", ["Has a dog named Rocco"]),
     ("our lab bruno is 11 now, old boy", ["Has a labrador named Bruno"]),
@@ -317,7 +318,6 @@ SOUL_RULES = [
     ("Please keep the emojis out of your answers.", ["Never use emojis"]),
     ("can u stop puting emojis in replies", ["Never use emojis"]),
     ("briefer replies pls", ["Keep answers short"]),
-    ("Don't sugarcoat things, I can take it.", ["Be blunt"]),
     ("Please be honest with feedback on my essays.", ["Be honest"]),
     ("I'd much prefer concise answers from now on.", ["Keep answers short"]),
     (
@@ -344,6 +344,9 @@ NOT_SOUL = [
     "We use metric always at work.",
     "She would prefer shorter answers from the candidates.",
     "My boss never sugarcoats anything.",
+    # left: its later change ("maybe tone the bluntness down") is dropped whole as a hedge, so the
+    # line would stay beside it
+    "Don't sugarcoat anything, be blunt.",
 ]
 
 

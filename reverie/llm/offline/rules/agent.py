@@ -447,13 +447,6 @@ RULES = [
         r")?feedback|with (?:my|your) (?:feedback|critique|review))\b)",
         "Be {v}",
     ),
-    # "Don't sugarcoat it", "never sugar-coat things": be blunt
-    rule(
-        r"^(?:please[,\s]+)?(?:don't|do not|never) (?:ever )?sugar-?coat (?:it|things|anything|"
-        r"your (?:answers|feedback)|the feedback|feedback)\b",
-        "Be blunt",
-        negative=True,
-    ),
     # "Give me the answer first, then explain", "lead with the summary"
     rule(
         rf"{TO_AGENT}(?:show|give|put|lead with|start with|open with) (?:me )?(?:the "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ..kinds import given_name, noun
+from .changes import pet_named
 from .core import USER, Filling, rule, rules_of
 from .lexicon import NOT_NAMES, PETS, PETS_PLURAL
 from .phrases import NAME
@@ -122,6 +123,16 @@ def _lower_name(f: Filling, *, named: bool) -> bool:
     f.groups["v"] = f.values["v"] = name.capitalize()
     named_pet(f)  # the article and the kind's name
     return True
+
+
+def _lower_gone(f: Filling) -> bool:
+    """A pet named in lower case that died: the name as the line wrote it, never a word or a
+    relative ("grandma died")."""
+    name = f.groups.get("v", "").lower()
+    if name in NOT_NAMES or (not given_name(name) and noun(name)):
+        return False
+    f.values["v"] = name.capitalize()
+    return pet_named(f)
 
 
 def _count(f: Filling) -> bool:
@@ -354,6 +365,16 @@ RULES += [
         None,
         "permanent",
         finish=lambda f: _lower_name(f, named=True),
+    ),
+    # its death typed the same way, so the line it gave leaves: "nibbles died last wk"
+    rule(
+        rf"^(?:our |my )?(?:(?:{PET_KIN}) )?(?P<v>{_LOWER_NAME})(?: sadly| recently| just)? "
+        r"(?:died|passed away|passed on|was put down)\b",
+        "Gone: pet {v}",
+        None,
+        "correction",
+        change=True,
+        finish=_lower_gone,
     ),
     rule(
         rf"\b(?:my|our) (?:(?P<c>{COLOURS}) )?(?P<k>{BREEDS}|{PETS}) (?P<v>{_LOWER_NAME}),?\s+"
