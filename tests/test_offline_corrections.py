@@ -157,7 +157,8 @@ def test_homes_said_as_people_note_them() -> None:
     )
     assert facts("The weather here in Rome is lovely, we're on holiday.") == []
     assert facts("cloud based") == []
-    assert not [f for f in facts("Please address me as Dr. Okafor from now on.") if "Dr" in f]
+    # a title is no name ("Goes by Dr"); with its surname it is how to address the user
+    assert facts("Please address me as Dr. Okafor from now on.") == ["Call the user Dr. Okafor"]
 
 
 def test_every_canonical_template_reads_a_line_of_its_own() -> None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 
-from .core import SOUL, Filling, rule, word_set
+from ..kinds import noun
+from .core import SOUL, Filling, rule, rules_of, word_set
+from .lexicon import NOT_NAMES
 from .person import third_person
 from .phrases import NAME
 from .values import is_language, is_name
@@ -23,7 +25,9 @@ TO_AGENT = (
     r"(?:^(?:(?:please|pls|kindly|just|and|also|so|always|only|from now on|going forward|"
     r"in (?:the )?future|feel free to)[,\s]+)*"
     r"|\byou (?:should |must |can |could |may |will |'ll )?(?:please )?(?:just )?(?:always |only )?"
-    r"|\b(?:i(?:'d| would)? (?:like|want|need|prefer) you to|make sure (?:to|you)|remember to) "
+    r"|\b(?:i(?:'d| would)? (?:like|want|need|prefer) you to|make sure (?:to|you)|remember to|"
+    r"(?:it(?:'d| would) be (?:great|nice|good|helpful|ideal)|i(?:'d| would) appreciate it) if "
+    r"you (?:could|would|can) (?:please )?) "
     r"(?:always |only )?)"
 )
 
@@ -36,6 +40,7 @@ ONE_OFF = re.compile(
 
 
 _GERUND = {
+    "puting": "put",
     "using": "use",
     "adding": "add",
     "putting": "put",
@@ -113,7 +118,9 @@ def a_convention(f: Filling) -> bool:
     if not re.search(r"\b(?:use|only|please|pls|always|from now on)\b", f.match.group(0), re.I):
         return False
     value = f.values["v"].lower()
-    f.values["v"] = f"{value} units" if value in ("metric", "imperial") else value
+    if value in ("metric", "imperial"):
+        value = f"{value} units"
+    f.values["v"] = value.capitalize() if value in ("celsius", "fahrenheit") else value
     return True
 
 
@@ -122,6 +129,8 @@ def stop_doing(f: Filling) -> bool:
     verb = (f.groups.get("g") or f.groups.get("b") or "use").lower()
     f.values["verb"] = _GERUND.get(verb, verb)
     f.values["v"] = f.groups["v"].lower()
+    if f.values["verb"] == "put" and f.values["v"].startswith(("emoji", "emoticon")):
+        f.values["verb"] = "use"  # emojis are used, wherever they are put
     return True
 
 
@@ -148,6 +157,40 @@ def at_most(f: Filling) -> bool:
     return True
 
 
+#: A length said with a number as its own part of the message ("…, 5 sentences max", "… no more
+#: than five sentences or so", "like 3-4 sentences max": the upper bound), with a word that makes
+#: it a limit ("max", "no more than", "like", "or so"); "I wrote 500 words today" is none.
+_LENGTH = re.compile(
+    r"(?:(?:please|pls|so|and|but|just)\s+)?(?P<q>(?:like|around|about|max(?:imum)?|at most|no "
+    r"more than|not more than|under|up to|within)\s+)?(?P<r>\d+ ?[-–] ?)?"
+    rf"{_COUNT} (?P<u>sentences|words|lines|paragraphs)"
+    r"(?P<t>\s+(?:max|maximum|tops|at most|or so|or less|or fewer))?"
+    r"(?:\s+(?:please|pls|thanks|per (?:answer|reply|response)|unless .*))?",
+    re.I,
+)
+_PARTS = re.compile(r"\s*(?:[.!?;,:]+|\s[-–—]+\s)\s*")
+
+
+def with_number(f: Filling) -> bool:
+    """ "Keep your answers short please, 5 sentences max": the number is the rule ("Keep answers
+    under 5 sentences"); a length without one stays "short", two (one per topic) give nothing."""
+    limits = [
+        m
+        for part in _PARTS.split(f.message or f.match.string)
+        if (m := _LENGTH.fullmatch(part.strip())) and (m.group("q") or m.group("t"))
+    ]
+    if len(limits) != 1:
+        return not limits
+    n = limits[0].group("n").lower()
+    unit = limits[0].group("u").lower()
+    f.template = "Keep answers under {v}"
+    f.values["v"] = f"{_NUMBER_WORDS.get(n, n)} {unit}"
+    if limits[0].group("r"):  # "3-4 sentences": the range, as said
+        f.template = "Keep answers to {v}"
+        f.values["v"] = f"{limits[0].group('r').strip(' -–')}-{f.values['v']}"
+    return True
+
+
 def a_language_reply(f: Filling) -> bool:
     value = f.groups.get("v", "")
     f.values["v"] = value[:1].upper() + value[1:].lower()
@@ -169,10 +212,51 @@ _TONES = (
     r"precise|thorough|gentle|encouraging|objective|frank|polite"
 )
 
+#: Conventions an answer can be asked to keep, said bare ("metric", "celsius").
+_CONVENTION = (
+    r"metric(?: units)?|imperial(?: units)?|celsius|fahrenheit|british spelling|american spelling|"
+    r"24-hour time|iso dates"
+)
+
+_TITLE = r"(?-i:Dr|Prof|Mr|Mrs|Ms|Mx|Doctor|Professor)"
+#: The title and the surname after it, as the message says them.
+_TITLED = re.compile(
+    rf"\b(?:call|address) me (?:as )?(?P<t>{_TITLE})(?P<p>\.?) (?P<s>(?-i:[A-Z])[\w'’-]+)"
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|not|from now on|always|in|when)\b)",
+    re.I,
+)
+
+#: A date format as people type it ("DD.MM.YYYY", "yyyy-mm-dd", "dd/mm").
+_DATE_FORMAT = r"(?:dd|mm|yyyy|yy|d|m)(?:[./-](?:dd|mm|yyyy|yy|d|m)){1,2}|iso(?: 8601)?(?: format)?"
+#: Languages code is written in, as named in a request ("TS", "typescript", "C#").
+_CODE_LANGUAGE = (
+    r"typescript|ts|javascript|js|python|rust|go|golang|java|kotlin|swift|c#|c\+\+|ruby|php|"
+    r"scala|elixir|haskell|dart|lua|julia|bash|powershell|sql"
+)
+_CODE_NAMES = {
+    "ts": "TypeScript",
+    "typescript": "TypeScript",
+    "js": "JavaScript",
+    "javascript": "JavaScript",
+    "golang": "Go",
+    "c#": "C#",
+    "c++": "C++",
+    "php": "PHP",
+    "sql": "SQL",
+}
+
 _NO_TITLE = r"(?!(?:dr|mr|mrs|ms|mx|prof|doctor|professor|sir|dame|madam)\b)"
 
 RULES = [
     # rules for the agent
+    # "Currency in rand please", "prices in pesos pls"
+    rule(
+        r"^(?:please[,\s]+)?(?:always[,\s]+)?(?:give |show |quote |list |display |put |write "
+        r")?(?:me )?(?:the |all )?(?:currency|prices|amounts|money|costs)(?: in| as) "
+        r"(?P<v>[a-z]+(?: (?!please|pls|not|instead)[a-z]+)?)(?=\s*(?:[,.;!]|$)|\s+(?:please|not|"
+        r"instead)\b)",
+        "Prices in {v}",
+    ),
     # a title is no name ("address me as Dr. Okafor" is left to a model, never "Goes by Dr")
     rule(
         rf"{TO_AGENT}(?:call|address) me (?:as )?{_NO_TITLE}{NAME}",
@@ -204,8 +288,13 @@ RULES = [
         r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
         r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) "
         r"(?:answers|replies)"
-        r"|^(?:short|brief|concise) (?:answers|replies|responses)(?:,)? please\b",
+        r"|^(?:short|shorter|brief|briefer|concise) (?:answers|replies|responses)(?:,)? "
+        r"(?:please|pls|plz)\b"
+        r"|^(?:short|brief|concise) (?:answers|replies|responses) only\b"
+        r"|\bi(?:'d| would) (?:really |much )?(?:prefer|like) (?:short|shorter|brief|concise) "
+        r"(?:answers|replies|responses)\b",
         "Keep answers short",
+        finish=with_number,
     ),
     rule(
         rf"{TO_AGENT}keep (?:it|them|answers|your answers|replies|your replies|responses) (?:under|"
@@ -267,6 +356,17 @@ RULES = [
         "Use {v}",
         finish=a_convention,
     ),
+    # two conventions said bare: "Always metric and Celsius", "metric and 24-hour time please"
+    *rules_of(
+        (
+            rf"^(?:(?:always|please|pls)[,\s]+)+(?:use )?(?P<v>{_CONVENTION}) and (?:use )?"
+            rf"(?:{_CONVENTION})(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|only|always)\b)",
+            rf"^(?:(?:always|please|pls)[,\s]+)+(?:use )?(?:{_CONVENTION}) and (?:use )?"
+            rf"(?P<v>{_CONVENTION})(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|only|always)\b)",
+        ),
+        "Use {v}",
+        finish=a_convention,
+    ),
     # "switch to american spelling pls": the convention changed (it replaces the one of its kind)
     rule(
         r"^(?:please[,\s]+)?(?:switch|change|go|move) (?:back )?to (?P<v>metric units|imperial "
@@ -300,10 +400,11 @@ RULES = [
         finish=an_instruction,
     ),
     rule(
-        r"^(?:please[,\s]+)?(?:stop (?P<g>using|adding|putting|writing|including)|(?:don't|do not) "
-        r"(?P<b>use|add|put|write|include)) (?P<v>emojis?|emoticons|exclamation marks|bullet "
-        r"points|jargon|"
-        r"markdown tables|headings|filler|small talk)\b[^.!?]*[.!]?$",
+        r"^(?:please[,\s]+|can (?:you|u) (?:please |pls )?)?(?:stop (?P<g>using|adding|putting|"
+        r"puting|writing|including)|(?:don't|do not) "
+        r"(?P<b>use|add|put|write|include)) (?:any )?(?P<v>emojis?|emoticons|exclamation marks|"
+        r"bullet points|jargon|markdown tables|headings|filler|small talk|disclaimers|caveats|"
+        r"warnings)\b[^.!?]*[.!]?$",
         "Never {verb} {v}",
         negative=True,
         finish=stop_doing,
@@ -342,7 +443,8 @@ RULES = [
     rule(
         r"^(?:please[,\s]+)?(?:just |always )?be (?:more |very |really |totally |brutally "
         rf")?(?P<v>{_TONES})"
-        r"(?=\s*(?:[,.;!]|$)|\s+(?:with me|in your (?:answers|replies|feedback))\b)",
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:with me|in your (?:answers|replies|feedback)|with (?:your |the "
+        r")?feedback|with (?:my|your) (?:feedback|critique|review))\b)",
         "Be {v}",
     ),
     # "Give me the answer first, then explain", "lead with the summary"
@@ -359,14 +461,6 @@ RULES = [
         "Reply in {v}",
         finish=lambda f: _reply_language(f),
     ),
-    # "Currency in rand please", "prices in pesos pls"
-    rule(
-        r"^(?:please[,\s]+)?(?:give |show |quote )?(?:the )?(?:currency|prices|amounts|money|"
-        r"costs)(?: in| as) "
-        r"(?P<v>[a-z]+(?: (?!please|pls|not|instead)[a-z]+)?)(?=\s*(?:[,.;!]|$)|\s+(?:please|not|"
-        r"instead)\b)",
-        "Give prices in {v}",
-    ),
     # "Please use metric units and 24-hour time": the second unit too
     rule(
         r"^(?:please[,\s]+)?use (?:metric units|imperial units|british spelling|american spelling|"
@@ -375,6 +469,84 @@ RULES = [
         r"units|celsius|"
         r"fahrenheit|24-hour time|iso dates)\b",
         "Use {v}",
+    ),
+    # "explain things simple, im not a tech person", "please explain it like I'm five"
+    rule(
+        rf"{TO_AGENT}explain(?: (?:things|stuff|it|everything))? (?:simply|simple|in simple "
+        r"(?:terms|words|language)|in plain (?:english|language|terms|words)|like i'?m (?:five|5)|"
+        r"like i am (?:five|10|ten|5)|without (?:the )?jargon)\b",
+        "Explain things simply",
+    ),
+    # "Call me Dr. Okafor please": a title with a surname is how to address the user (the
+    # sentence may have been cut after "Dr.": the surname is read in the message)
+    rule(
+        rf"{TO_AGENT}(?:call|address) me (?:as )?(?P<v>{_TITLE})\b",
+        "Call the user {v}",
+        finish=lambda f: _a_surname(f),
+    ),
+    # what not to recommend: "dont recommend horror movies", "please no horror recommendations",
+    # "don't recommend them" after the dislike it points back to
+    rule(
+        rf"{TO_AGENT}(?:don't|do not|never) (?:ever )?recommend (?P<v>(?!(?:them|those|it|any|"
+        r"anything|that|this|me)\b)[a-z][a-z -]{2,40}?)(?=\s*(?:[.;!]|$)|\s+(?:to me|please|pls|"
+        r"ever|again)\b)",
+        "Never recommend {v}",
+        negative=True,
+    ),
+    rule(
+        r"^(?:please |pls )?no (?P<v>(?!(?:more|other|further|new|long|links?)\b)[a-z]+(?: "
+        r"[a-z]+)?) (?:recommendations|suggestions|recs)\b",
+        "Never recommend {v}",
+        negative=True,
+    ),
+    rule(
+        r"^(?:i )?(?:really |just )?(?:(?:don't|do not) (?:really )?like|hate|can't stand|can't "
+        r"handle|(?:am|'m) not a (?:big )?fan of) (?P<v>(?:[a-z-]+ ){0,2}(?:films|movies|books|"
+        r"novels|shows|series|podcasts|games))(?: at all| much)?,\s*(?:so |and )?(?:please |pls "
+        r")?(?:(?:don't|do not|never) (?:ever )?(?:recommend|suggest) (?:them|those|any)|(?:leave|"
+        r"keep) (?:them|those) out when you (?:recommend|suggest))\b",
+        "Never recommend {v}",
+        negative=True,
+    ),
+    # a date format: "Dates as DD.MM.YYYY please", "write dates as YYYY-MM-DD", "dd/mm/yyyy dates"
+    rule(
+        r"(?:^|\band )(?:please )?(?:(?:always )?(?:write|use|give|format|put) (?:the |all |my )?)?"
+        rf"dates (?:as|like|in) (?P<v>{_DATE_FORMAT})(?![\w/-])(?!\.\w)"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|thanks|only|always|from now on)\b)"
+        rf"|^(?:please |pls )?(?:always )?use (?:[a-z0-9 -]{{2,20}} and )?(?P<w>{_DATE_FORMAT}) "
+        r"dates\b",
+        "Dates as {v}",
+        finish=lambda f: _date_format(f),
+    ),
+    rule(
+        r"^(?:please |pls )?(?:always )?use (?:the )?(?:24h|24 ?hour|24-hour)(?: time| clock)\b",
+        "Use 24-hour time",
+    ),
+    # "use metric always, no miles or pounds", "Please give me everything in metric"
+    rule(
+        r"^(?:please |pls )?(?:always )?use (?P<v>metric|imperial)(?: units)? (?:always|only)\b"
+        rf"|{TO_AGENT}(?:give me |put |write )?(?:everything|all measurements|measurements|all "
+        r"units|units) in (?P<w>metric|imperial)\b",
+        "Use {v} units",
+        finish=lambda f: bool(f.values.setdefault("v", (f.groups.get("w") or "").lower())),
+    ),
+    # a language for code: "use typescript for code examples, not plain js", "Code samples in TS"
+    rule(
+        rf"{TO_AGENT}(?:use|write|give me|show me|give) (?P<v>{_CODE_LANGUAGE}) for (?:all |the |"
+        r"your )?(?:code|code examples|code samples|examples|snippets)\b"
+        rf"|{TO_AGENT}(?:give|write|show)(?: me)? (?:all |the |your )?(?:code|code examples|code "
+        rf"samples|examples|snippets) in (?P<w>{_CODE_LANGUAGE})(?![\w+#])"
+        rf"|^(?:code|code examples|code samples|examples|snippets) in (?P<x>{_CODE_LANGUAGE})"
+        r"(?![\w+#])",
+        "Code examples in {v}",
+        finish=lambda f: _code_language(f),
+    ),
+    # "Please leave the emojis out of your replies"
+    rule(
+        rf"{TO_AGENT}(?:leave|keep) (?:the |all )?(?P<v>{_BANNED}) out\b",
+        "Never use {v}",
+        negative=True,
+        finish=lambda f: _banned(f),
     ),
     # "Shorter, well-structured answers really help me"
     rule(
@@ -386,7 +558,7 @@ RULES = [
 
 CANON = [
     (r"^Call the user (.+)$", SOUL, "call"),
-    (r"^Keep answers under (.+)$", SOUL, "length"),
+    (r"^Keep answers (?:under|to) (.+)$", SOUL, "length"),
     (
         r"^Answer in (bullet points|bullets|numbered lists|short paragraphs|paragraphs|plain text|"
         r"plain prose|tables)$",
@@ -406,8 +578,38 @@ CANON = [
     (r"^(?:Always|Never) (.+)$", SOUL, None),
     (rf"^Be ({_TONES})$", SOUL, None),
     (r"^Give the (.+) first$", SOUL, None),
-    (r"^Give prices in (.+)$", SOUL, "currency"),
+    (r"^(?:Give )?[Pp]rices in (.+)$", SOUL, "currency"),
+    (r"^(Explain things simply)$", SOUL, None),
+    (r"^Dates as (.+)$", SOUL, "dates"),
+    (r"^Code examples in (.+)$", SOUL, "code language"),
 ]
+
+
+_NOT_SURNAMES = word_set("right wrong later soon now please boss sir whatever nobody")
+
+
+def _a_surname(f: Filling) -> bool:
+    """ "Dr. Okafor", not "Dr. Later" or "Mr. Right": the word after the title is no common one."""
+    m = _TITLED.search(f.message or f.match.string)
+    surname = m.group("s").lower() if m else ""
+    if m is None or surname in NOT_NAMES | _NOT_SURNAMES or noun(surname):
+        return False
+    f.values["v"] = f"{m.group('t')}{m.group('p')} {m.group('s')}"
+    return True
+
+
+def _date_format(f: Filling) -> bool:
+    """ "DD.MM.YYYY" as typed, in capitals ("dd/mm/yyyy" → "DD/MM/YYYY"); ISO as "YYYY-MM-DD"."""
+    value = (f.groups.get("v") or f.groups.get("w") or "").strip()
+    f.values["v"] = "YYYY-MM-DD" if value.lower().startswith("iso") else value.upper()
+    return bool(value)
+
+
+def _code_language(f: Filling) -> bool:
+    """ "TS" → "TypeScript", "python" → "Python"."""
+    value = (f.groups.get("v") or f.groups.get("w") or f.groups.get("x") or "").lower()
+    f.values["v"] = _CODE_NAMES.get(value, value.capitalize())
+    return bool(value)
 
 
 def _banned(f: Filling) -> bool:

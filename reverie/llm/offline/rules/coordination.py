@@ -13,14 +13,14 @@ import re
 
 from ..kinds import given_name, noun
 from .core import Rule, word_set
-from .lexicon import PEOPLE
+from .lexicon import MUSIC_GENRES, PEOPLE
 from .values import is_thing
 
 #: "… and Y" after a liked value, Y ending its clause: the second half of a coordination.
 _AND_TAIL = re.compile(
     r"\s+and\s+(?P<t>[\w'’-]+(?: [\w'’-]+){0,3}?)(?=\s*(?:[,.;:!?()]|$)|\s+(?:but|so|because|since|"
     r"which|"
-    r"that|though|too|as well|also)\b)",
+    r"that|though|too|as well|also|in general)\b)",
     re.I,
 )
 
@@ -61,6 +61,7 @@ def _list_item(value: str) -> bool:
         or (words[0].lower().endswith("ing") and len(words[0]) > 4)
         or (last.endswith("s") and not last.endswith(("ss", "us", "is")))
         or (len(words) == 1 and noun(last))
+        or (len(words) == 1 and last in MUSIC_GENRES)
     )
 
 
@@ -99,7 +100,10 @@ def _noun_pair(first: str, second: str) -> bool:
     a, b = first.lower().split(), second.lower().split()
     if not a or not b or (a[-1], b[0]) in _BINOMIALS or {a[-1], b[0]} & _BROAD:
         return False
-    if any(w[:1].isupper() and given_name(w) for w in (first.split()[0], second.split()[0])):
+    genre = bool({first.lower(), second.lower()} & MUSIC_GENRES)  # "Fela Kuti and afrobeat"
+    if not genre and any(
+        w[:1].isupper() and given_name(w) for w in (first.split()[0], second.split()[0])
+    ):
         return False  # "Jesus and Mary", "Sarah and Tom": people
     if not (_list_item(first) and _list_item(second)):
         return False

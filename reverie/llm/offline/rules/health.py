@@ -6,6 +6,8 @@ of speech.
 
 from __future__ import annotations
 
+import re
+
 from .core import USER, Filling, rule, word_set
 from .phrases import VAL
 from .values import is_thing
@@ -88,9 +90,53 @@ def allergen_noun(f: Filling) -> bool:
     return True
 
 
+_CANNOT_EAT = re.compile(
+    r"\bi (?:can'?t|cannot) (?:eat|have|touch) (?P<v>[a-z]+(?: [a-z]+)?)\s*,\s*(?:because |since |"
+    r"as |cause )?i'?m (?:(?:very|severely|really|badly|super) )?allergic\s*[.!]*$",
+    re.I,
+)
+
+
+def _cannot_eat(f: Filling) -> bool:
+    """ "i cant eat sesame, im allergic": the thing the user cannot eat, when it is an allergen."""
+    m = _CANNOT_EAT.search(" ".join((f.message or "").split()).replace("cant", "can't"))
+    if m is None or not is_allergen(m.group("v")):
+        return False
+    f.values["v"] = m.group("v").lower()
+    return True
+
+
 def wholly(f: Filling) -> bool:
     """ "mostly vegan" is no diet the user keeps."""
     return "mostly" not in f.match.group(0).lower()
+
+
+#: Faiths people tell their assistant about (for food, fasting, holidays).
+RELIGIONS = (
+    "muslim|christian|catholic|orthodox christian|orthodox jewish|orthodox|jewish|jain|hindu|sikh|"
+    "buddhist|mormon|protestant|evangelical|quaker|adventist"
+)
+#: Operations whose constraint people mention ("no running since my knee replacement").
+_OPERATIONS = (
+    r"(?:(?:left|right|partial|total) )?(?:knee|hip|shoulder) replacement|"
+    r"(?:heart )?stent(?: put in| fitted)?|heart bypass|bypass surgery|"
+    r"(?:knee|hip|back|spinal|shoulder|acl|heart|hernia|gallbladder|cataract) "
+    r"(?:surgery|operation)|(?:an? )?acl reconstruction|spinal fusion|"
+    r"(?:a )?hysterectomy|(?:a )?mastectomy"
+)
+
+
+def a_faith(f: Filling) -> bool:
+    """ "I'm orthodox" → "Is Orthodox" (a faith is written with its capital)."""
+    f.values["v"] = " ".join(w.capitalize() for w in f.groups["v"].split())
+    return True
+
+
+def an_operation(f: Filling) -> bool:
+    value = re.sub(r" (?:put in|fitted)$", "", f.groups["v"].lower())
+    value = re.sub(r"^an? ", "", value)
+    f.values["v"] = ("an " if value[:1] in "aeiou" else "a ") + value
+    return True
 
 
 RULES = [
@@ -215,7 +261,125 @@ RULES = [
     ),
 ]
 
+RULES += [
+    # "i carry an epipen everywhere", "epipen always on me"
+    rule(
+        r"\b(?:i|and)(?: always| also)? (?:carry|cary|have|keep) an? epi-?pen(?!\s+for\b)\b"
+        r"|\bepi-?pen (?:is )?(?:always )?(?:on me|with me)\b",
+        "Carries an EpiPen",
+        None,
+        "permanent",
+    ),
+    # a faith: "I'm Muslim", "I'm Orthodox and fast on Wednesdays", "We are Jain"
+    rule(
+        r"\b(?:i(?:'m| am)|we(?:'re| are)) (?:an? )?(?:practi[cs]ing |devout |observant )?"
+        rf"(?P<v>{RELIGIONS})(?![\w-])(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so|too|myself|by|since|"
+        r"now|here|btw)\b)",
+        "Is {v}",
+        finish=a_faith,
+    ),
+    # an operation with its date left out: "Had a knee replacement last year"
+    rule(
+        rf"(?:^|\bi(?:'ve| have)? )(?:had|got) (?:an? |my )?(?P<v>{_OPERATIONS})\b",
+        "Had {v}",
+        None,
+        "permanent",
+        finish=an_operation,
+    ),
+    # "i cant eat sesame, im allergic": the allergy given as the reason (its own clause: the thing
+    # is read in the message)
+    rule(
+        r"^(?:because |since |as |cause )?i(?:'m| am) (?:(?:very|severely|really|badly|super) )?"
+        r"allergic\s*[.!]*$",
+        "Allergic to {v}",
+        None,
+        "permanent",
+        negative=True,
+        finish=_cannot_eat,
+    ),
+    # "Note please: sesame allergy."
+    rule(
+        r"^[a-z ]{2,20}:\s*(?:an? )?(?:(?:severe|serious|mild|bad) )?(?P<v>[a-z]+(?: [a-z]+)?) "
+        r"(?:allergy|alergy|allergie)\b",
+        "Allergic to {v}",
+        {"v": is_allergen},
+        "permanent",
+        finish=allergen_noun,
+    ),
+    # "I get migraines fairly often"
+    rule(
+        r"\bi (?:get|suffer from) (?:frequent |regular |bad |chronic |occasional )?(?P<v>migraines|"
+        r"cluster headaches|panic attacks|nosebleeds|cold sores|hay fever)\b",
+        "Gets {v}",
+        None,
+        "permanent",
+    ),
+    # a condition said first: "Mild asthma, mostly flares up in winter", "asthmatic, on a daily
+    # inhaler", "type 1 diabetic. when i ask about food …"
+    rule(
+        r"^(?P<v>(?:mild |severe |bad )?(?:asthma|eczema|ibs|adhd|epilepsy|tinnitus|psoriasis|"
+        r"endometriosis|type [12] diabetes))(?=\s*(?:[,.;!]|$)|\s+(?:here|that|which)\b)",
+        "Has {v}",
+        None,
+        "permanent",
+        finish=as_condition,
+    ),
+    rule(
+        r"^(?P<v>(?:type [12] )?diabetic|asthmatic|epileptic|dyslexic)"
+        r"(?=\s*(?:[,.;!]|$)|\s+here\b)",
+        "Has {v}",
+        None,
+        "permanent",
+        finish=as_condition,
+    ),
+    rule(
+        r"^(?P<v>lactose|gluten) intol[e]?rant\b",
+        "Is {v} intolerant",
+        None,
+        "permanent",
+    ),
+    rule(
+        r"\bi(?:'m| am) (?:(?:severely|very|a bit|slightly|mildly) )?(?P<v>lactose|gluten) "
+        r"intolrant\b",
+        "Is {v} intolerant",
+        None,
+        "permanent",
+    ),
+    # "strictly gluten free pls", "I only eat halal", "halal only for any food suggestions"
+    rule(r"\b(?:strictly|strict) (?P<v>gluten|dairy)[- ]free\b", "Diet: {v}-free"),
+    rule(
+        r"\bi (?:only|strictly) (?:eat|keep) (?P<v>halal|kosher)\b|^(?P<w>halal|kosher) only\b",
+        "Diet: {v}",
+        finish=lambda f: bool(f.values.setdefault("v", (f.groups.get("w") or "").lower())),
+    ),
+    # "vegetarian now": the diet said anew, with its cue of change
+    rule(
+        r"(?:^|^(?:i|i'm|i've|i have|we)\b[^:]{0,40}:\s*)(?:so |ok,? |okay,? )?"
+        r"(?P<v>vegetarian|vegan|pescatarian) now"
+        r"(?=\s*(?:[,.;!]|$))",
+        "Is {v}",
+        None,
+        "correction",
+        change=True,
+    ),
+    # "I've been vegan for about six years", "vegan since 2019"
+    rule(
+        r"\bi(?:'ve| have) been (?:an? )?(?P<v>vegetarian|vegan|pescatarian) (?:for|since)\b"
+        r"|^(?P<w>vegetarian|vegan|pescatarian) (?:since|for)\b",
+        "Is {v}",
+        finish=lambda f: bool(f.values.setdefault("v", (f.groups.get("w") or "").lower())),
+    ),
+]
+
 CANON = [
+    (r"^Carries an EpiPen$", USER, None),
+    (rf"^Is ({RELIGIONS})$", USER, "faith"),
+    (r"^Had an? (.+)$", USER, None),
+    (
+        r"^Gets (migraines|cluster headaches|panic attacks|nosebleeds|cold sores|hay fever)$",
+        USER,
+        None,
+    ),
     (r"^Allergic to (.+)$", USER, None),
     (r"^Is (vegetarian|vegan|pescatarian)$", USER, "diet"),
     (r"^Is (lactose|gluten) intolerant$", USER, None),
@@ -223,5 +387,5 @@ CANON = [
     (r"^Diet: (.+)$", USER, None),
     (r"^Is pregnant$", USER, None),
     (r"^Doesn't drink (.+)$", USER, None),
-    (rf"^Has ({CONDITIONS}|prediabetes)$", USER, None),
+    (rf"^Has (?:mild |severe |bad )?({CONDITIONS}|prediabetes)$", USER, None),
 ]

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from ..kinds import known_place, noun
 from .core import USER, Filling, rule
+from .lexicon import TECH
 from .phrases import BACKGROUND, OLD, OLDTO, PLACE, VAL, I
-from .values import is_place, is_specific, is_tech
+from .values import is_place, is_specific, is_tech, is_unknown_place, place_name
 
 #: The user, or the user's household ("we", "my wife and I"), as a subject.
 _WE = (
@@ -27,13 +29,25 @@ _LASTING = re.compile(
 )
 
 
+#: After a city, its country or region ("Krakow, Poland", "cluj napoca, romania") or the part of
+#: town the user lives in ("busan, haeundae area", "Lagos, Lekki side").
+_WHERE_IN_IT = re.compile(
+    r"\s*,?\s*(?:[\w'’-]+(?: [\w'’-]+)? (?:area|side|neighbou?rhood|district|suburb|part of town)"
+    r"\b|(?P<c>[\w'’ .-]{2,30}?)\s*(?:[,.;!]|$))",
+    re.I,
+)
+
+
 def at_home(f: Filling) -> bool:
     """ "I'm in X" is a home only with a word that makes it lasting ("… now", "… since 2015",
-    "Have been for three years") or its country after it ("Krakow, Poland"); "I'm in Tokyo" alone
-    may be a visit."""
+    "Have been for three years"), its country after it ("Krakow, Poland") or the part of town
+    ("Busan, Haeundae area"); "I'm in Tokyo" alone may be a visit, and a trip said in the message
+    makes it one."""
     rest = f.match.string[f.match.end() :]
-    country = re.match(r"\s*,\s*((?-i:[A-Z])[\w'’ .-]{2,30}?)\s*(?:[,.;!]|$)", rest)
-    return bool(_LASTING.search(f.match.string)) or bool(country and is_place(country.group(1)))
+    where = _WHERE_IN_IT.match(rest)
+    country = where.group("c") if where else None
+    placed = where is not None and (country is None or is_place(country.strip()))
+    return (bool(_LASTING.search(f.match.string)) or placed) and no_trip(f)
 
 
 _TRIP = re.compile(
@@ -60,22 +74,90 @@ def no_background(f: Filling) -> bool:
 
 
 def is_place_or_with_country(value: str) -> bool:
-    """A place, or a place followed by its country ("suva fiji"): the place."""
+    """A place, or a place followed by its country ("suva fiji": a town too small to be read in
+    lower case alone is one beside a country the gazetteer knows)."""
     if is_place(value):
         return True
-    words = value.split()
+    words = value.replace(",", " ").split()
     return any(
-        is_place(" ".join(words[:i])) and is_place(" ".join(words[i:]))
+        (is_place(" ".join(words[:i])) or known_place(" ".join(words[:i])))
+        and is_place(" ".join(words[i:]))
         for i in range(1, len(words))
     )
 
 
+#: A proper name of one to three words, and where a value of a home ends.
+_PROPER_NAME = r"(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}"
+_END = r"(?=\s*(?:[,.;!()]|$)|\s+(?:and|but|so|with|since|for|near|now)\b)"
+
+
+def part_of_a_city(value: str) -> bool:
+    """ "Achrafieh in Beirut", "Lekki, Lagos": a part of town (a name the gazetteer may not know,
+    no organisation or tool) beside a place it knows."""
+    part, _, city = re.split(r"(,| in )", value, maxsplit=1)
+    city = city.strip()
+    known = is_place(part) or (is_unknown_place(part) and not noun(part.lower()))
+    return is_place(city) and known and not set(part.lower().split()) & TECH
+
+
+def with_its_country(f: Filling) -> bool:
+    """ "suva fiji" is written "Suva, Fiji"."""
+    value = f.values["v"]
+    if known_place(value) or "," in value or len(value.split()) < 2:
+        return True
+    words = value.split()
+    for i in range(1, len(words)):
+        if is_place(" ".join(words[i:])):
+            f.values["v"] = f"{' '.join(words[:i])}, {' '.join(words[i:])}"
+            return True
+    return True
+
+
+#: Advice to someone else ("Live in Lisbon for a year, you'll love it"): no statement of home.
+_ADVICE = re.compile(r"\byou(?:'ll|'d|'re| will| would| should| must| can)?\b", re.I)
+
+
+def _town_too(f: Filling) -> bool:
+    """ "i live in springfield, illinois": a town before its region is kept ("Springfield,
+    Illinois"); a part of town is left out ("east legon, accra" → "Accra")."""
+    town = f.groups["n"]
+    if known_place(town):
+        f.values["v"] = f"{place_name(town)}, {f.values['v']}"
+    return True
+
+
+def _in_its_city(f: Filling) -> bool:
+    """ "Achrafieh in Beirut" is written "Achrafieh, Beirut"."""
+    f.values["v"] = re.sub(r"\s*(?:,| in )\s*", ", ", f.values["v"], count=1)
+    return True
+
+
 RULES = [
+    # "We live in Achrafieh in Beirut", "I live in Lekki, Lagos": a part of town beside a city the
+    # gazetteer knows
+    rule(
+        rf"{_WE}(?: live| am living|'m living|'re living| are living| reside| stay) in "
+        rf"(?P<v>{_PROPER_NAME}(?:,| in) {_PROPER_NAME}){_END}",
+        "Lives in {v}",
+        {"v": part_of_a_city},
+        finish=lambda f: _in_its_city(f) and no_trip(f),
+    ),
+    # "i stay in east legon, accra": a part of town typed in lower case: the city
+    rule(
+        rf"{_WE}(?: live| am living|'m living|'re living| are living| reside| stay) in "
+        rf"(?P<n>[a-z][a-z'’-]+(?: [a-z'’-]+)?), (?P<v>[a-z][a-z'’ -]{{2,30}}?){_END}",
+        "Lives in {v}",
+        {"v": is_place},
+        finish=lambda f: (
+            not noun(f.groups["n"].split()[-1].lower()) and _town_too(f) and no_trip(f)
+        ),
+    ),
     rule(
         rf"{_WE}(?: live| am living|'m living|'re living| are living| am based|'m based|'re based|"
         rf" are based| reside| live out| live over) in {PLACE}",
         "Lives in {v}",
         {"v": is_place},
+        finish=with_its_country,
     ),
     rule(
         r"(?:\bmy home is (?:now )?in|(?:^|\bbut |\band |\bso )home (?:base )?(?:for (?:me|us) "
@@ -91,6 +173,20 @@ RULES = [
         "Lives in {v}",
         {"v": is_place},
     ),
+    # "I'm writing from Amman, where I live with my wife"
+    rule(
+        rf"\b(?:from|in) {PLACE}, where (?:i|we) (?:now )?live"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:with|now|and|since|for)\b)",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
+    # "Our house is just outside Gothenburg, in Molndal"
+    rule(
+        r"\b(?:my|our) (?:flat|apartment|house|home|place)(?:'s|s| is)(?: now)? (?:just )?"
+        rf"(?:outside|near|north of|south of|east of|west of) [^,.;]{{2,40}}?, in {PLACE}",
+        "Lives in {v}",
+        {"v": is_place},
+    ),
     # "Zurich is home", "Lekki, Lagos is home"
     rule(
         r"(?<![\w'’-])(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is (?:my |our |now |"
@@ -103,6 +199,33 @@ RULES = [
         r"\bi(?:'m| am) an? (?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) resident\b",
         "Lives in {v}",
         {"v": is_place},
+    ),
+    # "i stay in chennai": where one lives, in the English of India and West Africa (a trip said in
+    # the message makes it a stay)
+    rule(
+        rf"{_WE} stay in {PLACE}(?=\s*(?:[,.;!]|$))",
+        "Lives in {v}",
+        {"v": is_place},
+        finish=no_trip,
+    ),
+    # a subjectless note: "live in seoul, mapo-gu", "been living in Accra about 3 yrs now"
+    rule(
+        rf"^(?:been living|living|live) in {PLACE}(?=\s*(?:[,.;!]|$)|\s+(?:for|since|now|about)\b)",
+        "Lives in {v}",
+        {"v": is_place},
+        finish=lambda f: not _ADVICE.search(f.message or f.match.string),
+    ),
+    # "my home city is São Paulo", "home for me is koln these days", "Austin TX is where I'm at"
+    rule(
+        rf"\b(?:my (?:home ?town|home city|home base|city) is|home for (?:me|us) is) {PLACE}",
+        "Lives in {v}",
+        {"v": is_place_or_with_country},
+    ),
+    rule(
+        r"^(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is where (?:i|we)(?:(?:'m| am|"
+        r"'re| are) (?:at|based)| live)\b",
+        "Lives in {v}",
+        {"v": is_place_or_with_country},
     ),
     rule(
         rf"{_WE}(?:'m|'re| am| are) (?:now |currently |still )?(?:in|out in|over in) {PLACE}",

@@ -44,6 +44,8 @@ ROLES = word_set(
     "recruiter "
     "salesperson marketer entrepreneur veterinarian paramedic firefighter officer lead "
     "postdoc counselor counsellor paralegal cpa associate specialist coordinator clerk cashier "
+    "gp anaesthetist anesthetist pediatrician paediatrician cardiologist plasterer barber butcher "
+    "violinist pianist joiner "
     "driver "
     "caregiver carer midwife optometrist radiologist physiotherapist physio dietitian nutritionist "
     "barista "
@@ -240,4 +242,14 @@ CADENCE = (
     r"(?:day|week|month|quarter|year|sprint)|weekly|daily|monthly|biweekly|bi-weekly|fortnightly|"
     r"quarterly|"
     r"(?:on )?(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)"
+)
+
+
+#: Music genres said as one word ("Fela Kuti and afrobeat", "jazz and highlife"): each stands alone
+#: as a liked thing in a coordination (``coordination``), though no lexicon files them as nouns.
+MUSIC_GENRES = word_set(
+    "afrobeat afrobeats amapiano highlife reggaeton k-pop kpop j-pop jpop cumbia bachata salsa "
+    "fado jazz blues metal punk techno house hip-hop hiphop rap grime drill country folk opera "
+    "soul funk disco reggae ska classical ambient edm dubstep trance gospel grunge emo synthwave "
+    "lo-fi bluegrass flamenco tango samba bossa"
 )

@@ -151,6 +151,11 @@ def the_pet_kind(f: Filling) -> bool:
     return True
 
 
+def _a_kind_of_favourite(f: Filling) -> bool:
+    """The kind of a favourite is a noun ("food", "drink", "band"), never a time ("fav part is")."""
+    return f.groups.get("k", "").lower() not in ("part", "time", "thing", "way", "day", "moment")
+
+
 RULES = [
     # a feeling about a pet just named: "we got a cat and I'm completely obsessed with her"
     rule(
@@ -314,6 +319,20 @@ RULES = [
         "Likes {v}",
         {"v": is_pastime},
     ),
+    # said without "I'm": "big fan of studio ghibli", "big all blacks fan", "boca juniors fan here"
+    rule(
+        r"^(?:an? )?(?:really )?(?:big|huge|massive|die-?hard|lifelong|avid|long-?time) fan of "
+        rf"{VAL}{_LIKE_END}",
+        "Likes {v}",
+        {"v": is_thing},
+    ),
+    rule(
+        r"^(?:an? )?(?:really )?(?:big|huge|massive|die-?hard|lifelong|total|avid) "
+        r"(?!(?:movie|film|book|comic|podcast) fan\b)(?P<v>[\w'-]+(?: [\w'-]+)?) fan\b",
+        "Likes {v}",
+        {"v": is_pastime},
+    ),
+    rule(r"^(?P<v>[\w'-]+(?: [\w'-]+)?) fan here\b", "Likes {v}", {"v": is_pastime}),
     # "I'm a total movie fan": a kind of work, liked in the plural
     rule(
         r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong|total|avid) "
@@ -461,6 +480,22 @@ RULES = [
         {"v": is_thing},
     ),
     rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {VAL}", "Favourite {k}: {v}", {"v": is_thing}),
+    # "my fav food is nasi lemak": a favourite typed short (said with "my": a subjectless "fave
+    # food is sushi" is left, as a later change of it may go unread)
+    rule(
+        rf"\bmy (?:all[- ]time )?(?:fav|fave|favorite|favourite) (?P<k>[a-z]+) is {VAL}",
+        "Favourite {k}: {v}",
+        {"v": is_thing},
+        finish=_a_kind_of_favourite,
+    ),
+    # "not a jazz person", "I'm not a coffee person": a dislike
+    rule(
+        r"^(?:i'm |i am )?(?:really |just |definitely |honestly )?not (?:really )?(?:much of )?an? "
+        r"(?P<v>(?!(?:morning|night|people|early|late|big|huge|phone|details?|fan|numbers)\b)"
+        r"[a-z]+) person\b",
+        "Dislikes {v}",
+        negative=True,
+    ),
     rule(
         rf"^(?P<v>{COLOURS})(?:'s| is) (?:definitely |always |still )?my (?:fave|favou?rite) "
         r"colou?r"
@@ -487,6 +522,22 @@ RULES = [
         "Favourite {k}: {v}",
         {"v": is_specific},
     ),
+    # "Not a morning person at all": a constraint writers list ("I'm a morning person" is left a
+    # remark, as the hand corpus reads it)
+    rule(
+        r"^(?:i'm |i am )?(?:really |just |definitely )?not (?:really )?an? (?P<v>morning person|"
+        r"night owl|early bird|early riser)\b",
+        "Is not a {v}",
+        negative=True,
+    ),
+    # "been an arsenal supporter since i was a kid", "I'm a lifelong Celtic supporter"
+    rule(
+        r"(?:\bi(?:'ve| have) been |\bi(?:'m| am) |^(?:been )?)(?:an? )?(?:lifelong |life-?long |"
+        r"die-?hard |big |huge |loyal |proud )?(?P<v>[\w'-]+(?: [\w'-]+)?) supporter"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:since|all my life|for|through|here)\b)",
+        "Likes {v}",  # as a fan is ("I'm a huge Lakers fan")
+        {"v": is_pastime},
+    ),
     # "I support Fenerbahce": a team
     rule(
         r"\bi (?:really |also )?support (?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2})"
@@ -505,6 +556,7 @@ RULES = [
 CANON = [
     (r"^Favou?rite (\w+): (.+)$", USER, "favourite:{1}"),
     (r"^(?:Likes|Dislikes|Prefers|Supports) (.+)$", USER, None),
+    (r"^Is (?:not )?an? (morning person|night owl|early bird|early riser)$", USER, "chronotype"),
 ]
 
 
@@ -512,7 +564,7 @@ CANON = [
 _LIKE_TAIL = re.compile(
     r"(?:^|\s+)(?:too|also|as well|a lot|so much|very much|the most|most of all|"
     r"more than anything|at all|"
-    r"personally|for sure|honestly|though|"
+    r"personally|for sure|honestly|though|in general|generally|"
     r"(?:even |all the |much |so much |way )?more(?: than ever| than before| now)?)$",
     re.I,
 )

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import given_name
+from ..kinds import given_name, noun
+from .changes import pet_named
 from .core import USER, Filling, rule, rules_of
-from .lexicon import PETS, PETS_PLURAL
+from .lexicon import NOT_NAMES, PETS, PETS_PLURAL
 from .phrases import NAME
 from .values import is_name
 
@@ -28,7 +29,8 @@ BREEDS = (
     "greyhound|whippet|dachshund|poodle|pug|husky|terrier|bulldog|french bulldog|pit ?bull|"
     "rottweiler|"
     "chihuahua|corgi|spaniel|cocker spaniel|german shepherd|shepherd|schnauzer|yorkie|labradoodle|"
-    "goldendoodle|doodle|cockapoo|dalmatian|akita|mutt|boxer|mastiff|samoyed|malamute|great dane|"
+    "goldendoodle|doodle|cockapoo|dalmatian|akita|mutt|mongrel|moggy|moggie|boxer|mastiff|samoyed|"
+    "malamute|great dane|"
     "beagle|"
     "siamese|persian|maine coon|ragdoll|tabby|bengal|sphynx|tomcat|tom|"
     "budgie|parakeet|cockatiel|canary|african grey|macaw|cockatoo|axolotl|bearded dragon|gecko|"
@@ -60,6 +62,22 @@ _PET_END = (
 )
 
 
+#: Kinds said in slang, written as what they are ("a small mutt called Bobik" → "Has a mixed-breed
+#: dog named Bobik").
+_KIND_OF = {
+    "lab": "labrador",
+    "mutt": "mixed-breed dog",
+    "mongrel": "mixed-breed dog",
+    "moggy": "cat",
+    "moggie": "cat",
+}
+#: Colours a pet is named by ("an orange tabby", "a ginger cat"), kept with its kind.
+COLOURS = "orange|ginger|black|white|grey|gray|brown|tabby|tortoiseshell|calico|tuxedo|golden|cream"
+#: Breeds that are also words for something else ("our lab", "a boxer", "my tom"): a pet of these
+#: is named only by a given name.
+_AMBIGUOUS = frozenset("lab tom boxer pointer shepherd retriever collie rat mouse hen pig".split())
+
+
 def named_pet(f: Filling) -> bool:
     """A pet named with "named" or "called" (or set off by a comma: "a beagle, Max") may have any
     proper name; with a bare "is" a given name. The article fits the kind ("an African grey")."""
@@ -67,11 +85,60 @@ def named_pet(f: Filling) -> bool:
     f.values["k"] = _SINGULAR.get(
         kind, kind.removesuffix("s") if kind.endswith(("ts", "gs", "ns")) else kind
     )
+    f.values["k"] = _KIND_OF.get(f.values["k"].lower(), f.values["k"])
+    if f.groups.get("c"):
+        f.values["k"] = f"{f.groups['c'].lower()} {f.values['k']}"
     if f.values["k"][:1] in "aeiou":
         f.template = f.template.replace("Has a {k}", "Has an {k}")
     return given_name(f.groups.get("v", "")) or bool(
         re.search(r"\b(?:named|called|names?)\b|,", f.match.group(0), re.I)
     )
+
+
+def breed_named(f: Filling) -> bool:
+    """ "Our orange tabby Simba is 9": a breed names a pet by any proper name; a kind of pet ("my
+    parrot Kiwi") or a breed that is also another word ("our lab Bruno", never "our lab Director")
+    by a given name, as the rules for "my dog Rex" ask."""
+    kind = f.groups.get("k", "").lower()
+    name = f.groups.get("v", "")
+    if name.lower() in NOT_NAMES:
+        return False
+    if (kind in _AMBIGUOUS or re.fullmatch(PETS, kind)) and not given_name(name):
+        return False
+    named_pet(f)  # the article and the kind's name; any proper name will do for a breed
+    return True
+
+
+#: A pet's name typed in lower case, and where it ends.
+_LOWER_NAME = r"(?-i:[a-z])[a-z'’-]{1,20}"
+_LOWER_END = r"(?=\s*(?:[,.;!]|$)|\s+(?:and|but|who|he|she|hes|shes|lol|haha)\b)"
+
+
+def _lower_name(f: Filling, *, named: bool) -> bool:
+    """A name typed in lower case: after "named" / "called" any word that is no English noun and
+    no common word ("koko", "pasha"), else a given name ("bruno"); written with its capital."""
+    name = f.groups.get("v", "").lower()
+    if name in NOT_NAMES or (not given_name(name) and (not named or noun(name))):
+        return False
+    f.groups["v"] = f.values["v"] = name.capitalize()
+    named_pet(f)  # the article and the kind's name
+    return True
+
+
+def _lower_gone(f: Filling) -> bool:
+    """A pet named in lower case that died: the name as the line wrote it, never a word or a
+    relative ("grandma died")."""
+    name = f.groups.get("v", "").lower()
+    if name in NOT_NAMES or (not given_name(name) and noun(name)):
+        return False
+    f.values["v"] = name.capitalize()
+    return pet_named(f)
+
+
+def _count(f: Filling) -> bool:
+    """ "about 15 chickens in the backyard": as said, numbers as digits."""
+    f.values["v"] = re.sub(r"\s+", " ", f.groups["v"]).strip()
+    return True
 
 
 def named_in_context(f: Filling) -> bool:
@@ -90,6 +157,30 @@ def held_by_user(f: Filling) -> bool:
     """The second pet of "I have a budgie called Kiwi and a tortoise, Franz": the clause says the
     user holds them."""
     return bool(re.search(_HELD, f.match.string, re.I)) and named_pet(f)
+
+
+#: Animals kept in a flock or a herd, a number before them.
+_FLOCK = "|".join(
+    "hens chickens ducks geese quail goats sheep cows cattle pigs alpacas llamas bees beehives "
+    "hives".split()
+)
+_FLOCK_COUNT = (
+    r"(?:(?:about|around|over|some|nearly|almost|roughly) )?(?:\d+|two|three|four|five|six|seven|"
+    r"eight|nine|ten|twelve|a dozen|a few|a couple of|twenty|thirty|forty|fifty|a hundred) "
+    r"(?:backyard )?"
+)
+_FLOCK_WHERE = (
+    r"(?: (?:in|on|at) (?:the|our|my) (?:back ?yard|back garden|garden|yard|farm|allotment|"
+    r"land))?"
+)
+_FLOCK_END = r"(?=\s*(?:[,.;:!?()]|$)|\s+(?:and|but|so|mostly|for|now)\b)"
+
+
+def _no_here(f: Filling) -> bool:
+    """ "a shelter here in Istanbul", "the shelter in my town": the user's own place is implied."""
+    value = re.sub(r"\s+here\b", "", f.groups["v"])
+    f.values["v"] = re.sub(r"\s+in (?:my|our) (?:town|city|area|village)$", "", value).strip()
+    return True
 
 
 RULES = [
@@ -198,7 +289,105 @@ RULES = [
     ),
 ]
 
+RULES += [
+    # "I've got two dogs: a German shepherd called Rex and …"
+    rule(
+        rf"{_HELD} (?:two|three|four|2|3|4) (?:{_PLURALS})\s*[:,–—-]\s*(?:an?|one) {_ANIMAL}"
+        rf"(?: (?:named|called)|,) {NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    # "Our orange tabby Simba is 9 now", "Our lab Bruno is 10 now", "my husky Storm is 3"
+    rule(
+        rf"\b(?:my|our) (?:(?:old|young|little|big|rescue|senior) )?(?:(?P<c>{COLOURS}) )?"
+        rf"(?P<k>{BREEDS}|{PETS}),? {NAME},?\s+(?:is|was|has|just|loves|likes|hates|sleeps|"
+        r"turns|turned|and)\b",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=breed_named,
+    ),
+    # "Rex is our dog", "Bruno is our dog — Labrador"
+    rule(
+        rf"(?:^|(?<=[,.;] )){NAME} is our (?:family )?{_ANIMAL}\b",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    # "my dogs name is Kong"
+    rule(
+        rf"\bmy (?P<k>{PET_KIN})s name is {NAME}",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_pet,
+    ),
+    # fostering: "I foster kittens for the local shelter", "We foster dogs for a rescue in Leeds"
+    rule(
+        r"\b(?:i|we)(?: also| still| now)? foster (?P<v>(?:rescue |street |shelter )?(?:kittens|"
+        r"puppies|cats|dogs|animals|pets|rabbits)(?: for (?:an?|the|our) [^,.;:!?()]{2,60}?)?)"
+        r"(?=\s*(?:[,.;:!?()]|$)|\s+(?:and|but|so|usually|when|whenever|most|at)\b)",
+        "Fosters {v}",
+        finish=_no_here,
+    ),
+    # livestock and flocks: "We keep about 15 chickens in the backyard", "Ive got 6 hens", "I keep
+    # bees"
+    rule(
+        rf"\b(?:i|we)(?: keep| raise| have|(?:'ve| have) got) (?P<v>{_FLOCK_COUNT}(?:{_FLOCK})"
+        rf"{_FLOCK_WHERE}){_FLOCK_END}",
+        "Keeps {v}",
+        finish=_count,
+    ),
+    rule(
+        rf"\b(?:i|we) (?:keep|raise) (?P<v>(?:backyard )?(?:{_FLOCK}){_FLOCK_WHERE}){_FLOCK_END}",
+        "Keeps {v}",
+        finish=_count,
+    ),
+]
+
+RULES += [
+    # a name typed in lower case, as on a phone: "i have an african grey called koko", "our lab
+    # bruno is 11 now"
+    rule(
+        rf"{_HELD} (?:a|an|another|a new|one|our|my) {_ANIMAL} (?:named|called|caled) "
+        rf"(?P<v>{_LOWER_NAME}){_LOWER_END}",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=lambda f: _lower_name(f, named=True),
+    ),
+    rule(
+        rf"\bmy (?P<k>{PET_KIN})(?:'s|s)? name is (?P<v>{_LOWER_NAME}){_LOWER_END}",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=lambda f: _lower_name(f, named=True),
+    ),
+    # its death typed the same way, so the line it gave leaves: "nibbles died last wk"
+    rule(
+        rf"^(?:our |my )?(?:(?:{PET_KIN}) )?(?P<v>{_LOWER_NAME})(?: sadly| recently| just)? "
+        r"(?:died|passed away|passed on|was put down)\b",
+        "Gone: pet {v}",
+        None,
+        "correction",
+        change=True,
+        finish=_lower_gone,
+    ),
+    rule(
+        rf"\b(?:my|our) (?:(?P<c>{COLOURS}) )?(?P<k>{BREEDS}|{PETS}) (?P<v>{_LOWER_NAME}),?\s+"
+        r"(?:is|was|has|just|loves|likes|hates|sleeps|turns|turned)\b",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=lambda f: _lower_name(f, named=False),
+    ),
+]
+
 CANON = [
+    (r"^(?:Keeps|Fosters) (.+)$", USER, None),
     (r"^Has an? (.+?) named (.+)$", USER, None),
     (rf"^Has (?:an? (?:{PETS})|(?:two|three|four|five) (?:{PETS_PLURAL}))$", USER, None),
 ]

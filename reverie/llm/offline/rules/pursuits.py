@@ -50,7 +50,8 @@ GROUPS = (
 VENTURES = (
     "store|shop|business|studio|bakery|restaurant|café|cafe|company|startup|podcast|blog|channel|"
     "clinic|"
-    "practice|agency|gym|salon|bar|brewery|farm|food truck|boutique|nonprofit|charity"
+    "practice|agency|gym|salon|bar|brewery|farm|food truck|boutique|nonprofit|charity|firm|"
+    "workshop|pharmacy|consultancy|garage"
 )
 
 
@@ -74,8 +75,23 @@ def with_article(f: Filling) -> bool:
     return True
 
 
+#: The name a venture is given after it: "… called Mensah & Co.", "…, Ferretería López,".
+_VENTURE_NAME = re.compile(
+    r"(?:,| called| named) (?P<n>(?-i:[A-Z])[\w&'’.-]*(?: (?:&|(?-i:[A-Z])[\w&'’.-]*)){0,3})"
+)
+
+
 def a_venture(f: Filling) -> bool:
-    """ "my own studio" → "a studio", with the article the noun takes."""
+    """ "my own studio" → "a studio", with the article the noun takes; "I own …" is "Owns …"; a
+    venture founded with its name is the name ("Founded Tidepool Analytics")."""
+    verb = re.match(r"\bi ([\w-]+)", f.match.group(0), re.I)
+    named = _VENTURE_NAME.match(f.match.string, f.match.end())
+    if verb and verb.group(1).lower() in ("founded", "co-founded") and named:
+        f.template = "Founded {v}"
+        f.values["v"] = named.group("n").rstrip(".")
+        return True
+    if verb and verb.group(1).lower() == "own":
+        f.template = "Owns {v}"
     value = re.sub(r"^(?:(?:my|our) )?own ", "a ", f.values["v"])
     f.values["v"] = re.sub(
         r"^an? (?=\w)", lambda a: "an " if value[a.end() :][:1] in "aeiou" else "a ", value
@@ -161,7 +177,8 @@ RULES = [
         finish=with_article,
     ),
     rule(
-        r"\bi (?:run|own|opened|started|launched|founded)(?: up)? (?P<v>(?:a|an|my own) (?:[\w-]+ "
+        r"\bi (?:run|own|opened|started|launched|founded|co-founded)(?: up)? (?P<v>(?:a|an|my own) "
+        r"(?:[\w-]+ "
         rf"){{0,3}}?"
         rf"(?:{VENTURES})){_VENTURE_END}",
         "Runs {v}",
@@ -175,7 +192,18 @@ RULES = [
     ),
 ]
 
+RULES += [
+    # a collection: "I collect old Soviet stamps", "we collect vinyl"
+    rule(
+        r"\b(?:i|we) (?:also |still )?collect (?P<v>(?!(?:my|the|our|his|her|their|them|it|"
+        r"a|an|some|kids|children)\b)[a-z][\w'’ -]{1,40}?(?:s|vinyl|art|lego|porcelain))"
+        r"(?=\s*(?:[,.;:!?()]|$)|\s+(?:and|but|so|since|from|for)\b)",
+        "Collects {v}",
+    ),
+]
+
 CANON = [
-    (r"^(?:Plays|Does|Volunteers at|Is a member of|Runs) (.+)$", USER, None),
+    (r"^Collects (.+)$", USER, None),
+    (r"^(?:Plays|Does|Volunteers at|Is a member of|Runs|Owns|Founded) (.+)$", USER, None),
     (r"^(Volunteers)$", USER, None),
 ]

@@ -87,10 +87,35 @@ def is_place(value: str) -> bool:
     English word ("krakow", "tel aviv"; never "reading", "nice"). Software, time zones and moods
     never are ("Linux", "Central Time"); an unknown name needs a cue (``place_named``)."""
     if value.islower():
-        return _lower_case_place(value)
-    return _is_proper(value, max_words=4) and (
-        known_place(value) or value.strip().lower() in _PLACE_ALIASES
+        return _lower_case_place(value) or _with_its_country(value)
+    return (
+        _is_proper(value, max_words=4)
+        and (known_place(value) or value.strip().lower() in _PLACE_ALIASES)
+    ) or _with_its_country(value)
+
+
+def _with_its_country(value: str) -> bool:
+    """A town of the gazetteer too small (or too like a word) to be read in lower case alone, with
+    its country after it: "suva fiji", "bath, england"."""
+    words = value.replace(",", " ").split()
+    if not 2 <= len(words) <= 5 or set(w.lower() for w in words) & (NOT_NAMES | CONNECTORS):
+        return False
+    return any(
+        known_place(" ".join(words[:i]))
+        and (
+            " ".join(words[i:]).lower() in _PLACE_ALIASES
+            or _lower_case_place(" ".join(words[i:]).lower())
+            or " ".join(words[i:]) in _US_STATE_CODES  # "Austin TX", typed in capitals
+        )
+        for i in range(1, len(words))
     )
+
+
+#: The postal codes of US states, read only in capitals after a city ("Austin TX", "Boise ID").
+_US_STATE_CODES = frozenset(
+    "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM "
+    "NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC".split()
+)
 
 
 def _lower_case_place(value: str) -> bool:
@@ -238,6 +263,9 @@ def is_thing(value: str, *, unpleasant_ok: bool = False) -> bool:
         return True  # "I love the ocean"
     if " ".join(words) in _BEING_OUT:
         return True  # "we love being outdoors"
+    tokens = _tokens(value)
+    if len(tokens) > 1 and words[0] == "the" and all(t[:1].isupper() for t in tokens[1:]):
+        return is_thing(" ".join(tokens[1:]))  # "the Springboks", "the Beatles": a name
     if len(words) > 1 and words[0] == "having" and words[-1].endswith("s"):
         # "having movie marathons": the marathons are the thing
         return is_thing(" ".join(words[1:]))
@@ -430,10 +458,23 @@ PLACE_CUE = re.compile(
 )
 
 
+#: After a place, its country or region and nothing more ("suva, fiji", "bath, england").
+_COUNTRY_AFTER = re.compile(r"\s*,?\s*(?P<c>[A-Za-z][\w'’ .-]{1,30}?)\s*(?:[,.;!]|$)")
+
+
 def place_named(value: str, rest: str) -> bool:
     """An unknown proper name that the words after it say is a place ("I live in Little Hinton, a
-    village near Oxford")."""
-    return bool(PLACE_CUE.match(rest)) and is_unknown_place(value)
+    village near Oxford"), or a name of the gazetteer too small or too like a word to be read in
+    lower case alone, with its country after it ("suva, fiji", "bath, england")."""
+    if PLACE_CUE.match(rest) and is_unknown_place(value):
+        return True
+    country = _COUNTRY_AFTER.match(rest)
+    return (
+        country is not None
+        and known_place(value)
+        and not set(value.lower().split()) & (NOT_NAMES | CONNECTORS)
+        and (is_place(country.group("c")) or country.group("c").lower() in _PLACE_ALIASES)
+    )
 
 
 #: A value as it goes into its template: no broken or control characters, spacing folded, and a

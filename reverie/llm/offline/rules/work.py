@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from .core import USER, Filling, rule
-from .lexicon import ROLES
+from .lexicon import NOT_NAMES, PEOPLE, ROLES, TIME_WORDS, VAGUE
 from .phrases import OLDTO, PLACE, PROMOTED, VAL, I
-from .values import is_firm, is_org, is_role, is_specific
+from .values import is_firm, is_org, is_place, is_role, is_specific
 
 # longest first; ties in a fixed order, so the pattern's text (and its gate's key) is the same in
 # every process whatever the hash seed
@@ -20,7 +20,7 @@ _ROLE_NOUN = "|".join(sorted(ROLES, key=lambda r: (-len(r), r)))
 #: A job title of up to four words, ending where a preposition or a clause begins.
 _ROLE = (
     r"(?P<v>(?:[\w-]+ ){0,4}?[a-z-]+)(?=\s+(?:at|for|in|with|and|but|since|because|so|now|who|"
-    r"which|last|this|"
+    r"which|last|this|here|there|"
     r"from|by|on)\b|[,.;:!?()]|$)"
 )
 
@@ -66,7 +66,130 @@ def as_a_title(f: Filling) -> bool:
     return bool(m and is_role(m.group("v")))
 
 
+#: A field of work after a title, typed in lower case ("lecturer in organic chemistry"): no place,
+#: no time.
+def role_in_field(value: str) -> bool:
+    role, _, field = value.partition(" in ")
+    words = field.split()
+    return (
+        is_role(role)
+        and not role.lower().endswith("student")  # a student's line is its own (``student_at``)
+        and field.islower()
+        and 0 < len(words) <= 4
+        and not is_place(field)
+        and not set(words) & (TIME_WORDS | VAGUE | NOT_NAMES)
+    )
+
+
+_NUMBER = (
+    r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|a few|several)"
+)
+#: People the user is in charge of at work.
+_CHARGES = (
+    r"(?:[a-z]+ ){0,2}?(?:students|apprentices|interns|trainees|juniors|engineers|developers|"
+    r"nurses|teachers|people|staff|employees|researchers|analysts|designers|volunteers)"
+)
+#: A student's year, degree and field: "third-year PhD student in linguistics".
+_STUDENT = (
+    r"(?:(?:first|second|third|fourth|fifth|final|1st|2nd|3rd|4th|5th)[- ](?:year|yr) )?"
+    r"(?:phd|ph\.d\.|doctoral|masters?|master's|msc|mba|undergrad(?:uate)?|med(?:ical)?|law|"
+    r"nursing|grad(?:uate)?|engineering|art|music|exchange) student(?: in [a-z][a-z -]{2,40}?)?"
+)
+
+
+#: Someone else named in the sentence: a title said bare is then theirs ("Senior engineer at Meta,
+#: that's what my brother is").
+_SOMEONE_ELSE = re.compile(
+    rf"\b(?:my|our|his|her|their) (?:{'|'.join(sorted(PEOPLE))})\b|\b(?:he|she|they)(?:'s|'re| is| "
+    r"are| was| were)\b",
+    re.I,
+)
+
+
+def _said_of_self(f: Filling) -> bool:
+    return not _SOMEONE_ELSE.search(f.message or f.match.string)
+
+
+def _own_job(f: Filling) -> bool:
+    """Night shifts said after a job are the user's when the message says the job is theirs."""
+    return bool(re.search(r"\bi(?:'m| am| work)\b", f.message or f.match.string, re.I))
+
+
+def in_charge(f: Filling) -> bool:
+    """ "I supervise 4 MSc students" → "Supervises 4 MSc students"."""
+    verb = f.groups["b"].lower()
+    f.template = f"{verb.capitalize()}{'es' if verb.endswith(('ch', 'sh')) else 's'} {{v}}"
+    return True
+
+
+#: A year of study as typed ("3rd yr", "2nd year"): written in words, as in "third-year".
+_YEAR_OF_STUDY = re.compile(
+    r"\b(1st|2nd|3rd|4th|5th|first|second|third|fourth|fifth|final)[- ](?:year|yr)\b", re.I
+)
+_ORDINALS = {
+    "1st": "first",
+    "2nd": "second",
+    "3rd": "third",
+    "4th": "fourth",
+    "5th": "fifth",
+    **{w: w for w in ("first", "second", "third", "fourth", "fifth", "final")},
+}
+
+
+def student_at(f: Filling) -> bool:
+    """ "a third-year PhD student in linguistics at Tel Aviv University": the place of study is
+    part of the line, when it is an organisation."""
+    first, _, rest = f.values["v"].partition(" ")
+    if first[:1].isupper() and first[1:].islower():  # "Third-year …" opening the sentence
+        f.values["v"] = f"{first.lower()} {rest}".strip()
+    f.values["v"] = _YEAR_OF_STUDY.sub(
+        lambda m: f"{_ORDINALS[m.group(1).lower()]}-year", f.values["v"]
+    ).replace(" med student", " medical student")
+    place = f.groups.get("o", "").rstrip(".")
+    if place and (is_org(place) or re.match(r"(?:the )?(?:university|college)\b", place, re.I)):
+        f.template = "Is a {v} at " + place.replace("{", "").replace("}", "")
+    if f.values["v"][:1].lower() in "aeiou" or f.values["v"].lower().startswith(("msc", "mba")):
+        f.template = f.template.replace("Is a ", "Is an ", 1)
+    return True
+
+
 RULES = [
+    # night work: "I work nights as a nurse", "I'm on nights", "…, mostly night shifts."
+    rule(
+        r"\bi (?:mostly |mainly |usually |only )?work (?:mostly |mainly )?(?:nights|night shifts)\b"
+        r"|\bi(?:'m| am) (?:on|doing) (?:nights|night shifts)\b"
+        r"|(?:^|,\s*)(?:mostly|mainly|usually|always) (?:on )?(?:night shifts|nights|night duty)"
+        r"(?=\s*(?:[.;!]|$)|\s+on\b)",
+        "Works night shifts",
+        finish=_own_job,
+    ),
+    # "Joiner by trade", "I'm a carpenter by trade", "my job: carpenter, self employed"
+    rule(
+        rf"(?:^|\bi(?:'m| am) )(?:an? )?{_ROLE} by (?:trade|profession)\b",
+        "Works as {v}",
+        {"v": is_role},
+    ),
+    rule(rf"^my job ?: ?(?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
+    # "my title is Senior ML Engineer"
+    rule(rf"\bmy (?:job |official )?title is (?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
+    # students: "Third-year PhD student in linguistics at Tel Aviv University"
+    rule(
+        rf"(?:\bi(?:'m| am) (?:now |currently |also )?(?:an? )?|^(?:an? )?)(?P<v>{_STUDENT})"
+        r"(?: (?:at|in) (?P<o>(?:the )?[\w&'’.-]+(?: [\w&'’.-]+){0,4}?))?"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so|working|doing|since|my)\b)",
+        "Is a {v}",
+        finish=student_at,
+    ),
+    # a title with its field: "I'm a postdoc in computational linguistics at …", "Senior lecturer
+    # in organic chemistry at the University of Ibadan"
+    rule(
+        rf"(?:\bi(?:'m| am) (?:now |currently )?(?:an?|the) |^(?:an? )?)(?P<v>(?:[\w-]+ ){{0,3}}?"
+        rf"(?:{_ROLE_NOUN}) in [a-z][a-z-]+(?: [a-z-]+){{0,3}}?)"
+        r"(?= (?:at|for|with) |\s*(?:[,.;!]|$))",
+        "Works as {v}",
+        {"v": role_in_field},
+        finish=_said_of_self,
+    ),
     rule(rf"{I}(?: work| am working|'m working) (?:at|for) {PLACE}", "Works at {v}", {"v": is_org}),
     rule(
         rf"\bi(?:'m| am) (?:now )?(?:employed|working) (?:at|by|for) {PLACE}",
@@ -291,7 +414,68 @@ RULES = [
     ),
 ]
 
+RULES += [
+    # a title said bare before its employer: "Senior backend engineer at Shopify, been there …"
+    rule(
+        rf"^(?:an? )?(?:[\w-]+ ){{0,3}}?(?!student\b)(?:{_ROLE_NOUN})"
+        rf"(?: in [a-z][a-z -]{{2,40}}?)? (?:at|for) {PLACE}(?=\s*(?:[,.;(]|$))",
+        "Works at {v}",
+        {"v": is_org},
+        finish=_said_of_self,
+    ),
+    rule(
+        rf"^(?:an? )?{_ROLE}(?= (?:at|for) (?-i:[A-Z]))",
+        "Works as {v}",
+        {"v": lambda v: is_role(v) and not v.lower().endswith("student")},
+        finish=_said_of_self,
+    ),
+    # the people the user is in charge of: "I also supervise 4 MSc students"
+    rule(
+        rf"\bi (?:also |now |currently )?(?P<b>supervise|mentor|manage|train|lead) "
+        rf"(?P<v>{_NUMBER} {_CHARGES})"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so|at|in|on|for|across|now)\b)",
+        "Supervises {v}",
+        finish=in_charge,
+    ),
+    # "I've got two apprentices under me", "2 apprentices work for me"
+    rule(
+        rf"\bi(?:'ve| have)?(?: got)? (?P<v>{_NUMBER} (?:apprentices|interns|trainees))"
+        r"(?= under me| working for me|\s*(?:[,.;!]|$))",
+        "Has {v}",
+    ),
+    rule(
+        rf"(?:^|,\s*|\band\s+)(?P<v>{_NUMBER} (?:apprentices|interns|trainees)) work(?:ing)? "
+        r"(?:for|under) me\b",
+        "Has {v}",
+    ),
+    # retired: "Retired bus driver", "I'm a retired teacher", "retired after 30 years at Australia
+    # Post", "I retired in 2018"
+    rule(
+        r"(?:\bi(?:'m| am) (?:now )?an? |^)retired (?P<v>(?:[\w-]+ ){0,3}?[a-z-]+)(?= here\b|"
+        r"\s*(?:[,.;!]|$)| (?:at|for|with|from|since)\b)",
+        "Is a retired {v}",
+        {"v": is_role},
+    ),
+    rule(
+        rf"(?:^i(?:'m| am)\b[^.;]{{0,30}}?,\s*|\bi(?:'m| am)? (?:now )?)retired after "
+        rf"(?P<n>{_NUMBER}) years (?:at|with|in) {PLACE}",
+        "Retired after {n} years at {v}",
+        {"v": is_org},
+    ),
+    rule(
+        r"\bi retired (?:from [^,.;]{2,40}? )?in (?P<n>(?:19|20)\d\d)\b",
+        "Retired in {n}",
+    ),
+]
+
 CANON = [
     (r"^Works at (.+)$", USER, "employer"),
+    (r"^(Works night shifts)$", USER, "shift"),
+    # a student's line is their role: "I'm a postdoc now" replaces it
+    (r"^Is an? (.+ student\b.*)$", USER, "role"),
+    (r"^(?:Supervises|Manages|Mentors|Trains|Leads) (.+)$", USER, None),
+    (r"^Has (.+ (?:apprentices|interns|trainees))$", USER, None),
+    (r"^Is a retired (.+)$", USER, "role"),
+    (r"^Retired (?:after|in) (.+)$", USER, None),
     (r"^Works as (.+)$", USER, "role"),
 ]
