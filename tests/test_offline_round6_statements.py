@@ -47,7 +47,7 @@ def _facts(sentence: str) -> list[str]:
         ("I referee under-12 football.", "Referees under-12 football"),
         # a durable state said by its adjective
         ("I'm retired.", "Is retired"),
-        ("I'm Sikh.", "Is Sikh"),
+        ("I'm left-handed.", "Is left-handed"),
         ("I'm colour-blind, for what it's worth.", "Is colour-blind"),
         # "I have a …": a possession that is no event
         ("I have a master's degree in hydrology.", "Has a master's degree in hydrology"),
@@ -62,7 +62,7 @@ def test_a_plain_statement_about_the_user_lands_in_user(sentence: str, line: str
 @pytest.mark.parametrize(
     ("sentence", "line"),
     [
-        ("Our app targets iOS 16 and later.", "App targets iOS 16 and later"),
+        ("Our app supports iOS 16 and later.", "App supports iOS 16 and later"),
         ("Our API relies on Stripe Connect.", "API relies on Stripe Connect"),
         ("The monorepo is containerised with Podman.", "Monorepo is containerised with Podman"),
         ("Our product supports Arabic and Hebrew.", "Product supports Arabic and Hebrew"),
@@ -91,7 +91,7 @@ def test_a_kind_rule_reads_its_clause_first_and_nothing_is_written_twice() -> No
 
 
 def test_a_line_of_this_stage_reads_back_to_its_file_with_no_slot() -> None:
-    for line in ("Keeps bees", "Is Sikh", "Has a brown belt in judo", "Carries an inhaler"):
+    for line in ("Keeps bees", "Is left-handed", "Has a brown belt in judo", "Carries an inhaler"):
         assert canon(line).target == "USER" and canon(line).slot is None
         assert is_canonical(line)  # kept as written by Dream, never re-read into another template
     # another kind's template keeps its line: this stage's pattern comes after every kind's
@@ -125,6 +125,12 @@ REFUSED = {
         "I have a job interview at noon.",
         "I've got a nasty flu, so keep it brief today.",
         "I have five minutes before the bus.",
+    ],
+    "an idiom, no possession": [
+        "I keep bees in mind.",
+        "I keep an open mind about diets.",
+        "I keep track of every receipt.",
+        "I keep my cool in meetings.",
     ],
     "plans, wants, wishes and tries": [
         "I want to keep bees someday.",
@@ -266,14 +272,14 @@ def test_lines_of_both_files_land_through_dream(tmp_path) -> None:
         "T",
         "statement",
         None,
-        ("I carry a hearing aid.", "Our app targets Android only."),
+        ("I carry a hearing aid.", "Our app runs on a Raspberry Pi cluster."),
         (),
         (),
     )
     run = st.run_item(item, tmp_path)
     assert run.lines == [
         ("USER.md", "Carries a hearing aid"),
-        ("memory/MEMORY.md", "App targets Android only"),
+        ("memory/MEMORY.md", "App runs on a Raspberry Pi cluster"),
     ]
 
 
@@ -341,7 +347,8 @@ def test_a_second_statement_joined_by_and_i_is_read_after_a_kind_rule_read_the_f
     ]
     assert _facts("I live in Leeds and I keep bees.") == ["Lives in Leeds", "Keeps bees"]
     # the user not alone as the first subject, a pronoun, or a verb of no durable state: nothing
-    assert _facts("My partner and I keep bees.") == []
+    assert _facts("My partner and I keep a boat in Split.") == []
+    assert _facts("I keep a boat in Split.") == ["Keeps a boat in Split"]  # the user alone: read
     assert _facts("I live in Leeds and I keep it quiet.") == ["Lives in Leeds"]
     assert _facts("I live in Leeds and I love it.") == ["Lives in Leeds"]
 

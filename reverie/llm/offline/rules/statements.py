@@ -165,7 +165,10 @@ _REFUSED = _Lazy(
     r"afternoons?|evenings?|nights?|"
     r"o'clock)\b|\d\s*(?:am|pm|a\.m|p\.m)\b|\d:\d\d|[!?]|\bhere\s*$"
     # "I keep facing new challenges": a going-on, no possession
-    r"|^i\s+(?:\w+\s+)?keep\s+\w+ing\b",
+    r"|^i\s+(?:\w+\s+)?keep\s+\w+ing\b"
+    # an idiom, no possession: "I keep bees in mind", "I keep track of it", "I keep my cool"
+    r"|\b(?:in mind|in touch|in check|in line|on track|track of|an eye on|an open mind|"
+    r"a low profile|my head down|my cool|my distance|my word|a secret|secrets|it real|it simple)\b",
     re.I,
 )
 
