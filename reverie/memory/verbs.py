@@ -234,13 +234,15 @@ class MemoryVerbs:
             raise CommandError(f"threshold must be a number from 0 to 1, not {threshold!r}")
         from ..recall.categories import with_categories
 
+        # full: Recall's window was full and held an archived line (one left out, maybe more)
         window, full = max(limit * 3, 20), [False]
 
         def hits_for(q: str) -> list[Hit]:
             found = self.recall(
                 q, limit=window, kinds=kinds, session=session, since=since, until=until
             )
-            full[0] = full[0] or len(found) >= window
+            archive = any("/archive/" in f"/{h.source.path}" for h in found)
+            full[0] = full[0] or (len(found) >= window and archive)
             return found
 
         while True:
@@ -253,7 +255,7 @@ class MemoryVerbs:
                 threshold=threshold,
                 archived=archived,
             )
-            # archived lines left out may have filled Recall's window: widen it while it was full
+            # archived lines left out may have filled Recall's window: widen it while they may have
             if archived or len(items) >= limit or not full[0] or window >= _WIDEST_WINDOW:
                 return items
             window, full[0] = window * 4, False
