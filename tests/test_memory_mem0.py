@@ -14,6 +14,8 @@ import pytest
 import reverie
 from reverie.errors import CommandError, RecallError, WorkspaceError
 
+CONTROL_CHARACTERS = ("a\x00b", "x\x1b[8mhidden", "Role: \u202enimda", "\x9b2J", "\x7f")
+
 
 def test_mem0_quickstart_verbatim(tmp_path: Path) -> None:
     """mem0's Python quickstart and its memory-operations pages (docs.mem0.ai: open-source
@@ -351,11 +353,22 @@ def test_adds_that_learn_at_once_share_dreams_lock(tmp_path: Path) -> None:
         assert all(f"Rex{i}" in user or f"Rex{i}" in history for i in range(4))
 
 
-@pytest.mark.parametrize("bad", ["a\x00b", "x\x1b[8mhidden", "Role: \u202enimda", "\x9b2J", "\x7f"])
-def test_control_characters_are_refused_where_text_is_stored(tmp_path: Path, bad: str) -> None:
-    """One rule for text a verb stores (``check_stored``): tab and newline only (``\\r\\n`` is a
+@pytest.mark.parametrize(
+    ("bad", "said"),
+    [
+        *((c, r"holds a control character \(U\+") for c in CONTROL_CHARACTERS),
+        # text that cannot be written as UTF-8: decoded from bytes that were not, or a JSON \ud800
+        ("Lives in Lis\ud800bon", r"is not UTF-8 \("),
+        ("I live in Lisbon \udcff", r"is not UTF-8 \("),
+    ],
+)
+def test_text_a_verb_stores_is_checked_by_one_rule(tmp_path: Path, bad: str, said: str) -> None:
+    """One rule for text a verb stores (``check_stored``), in every place it is stored (a text, a
+    message's content, each text part of it, an update): tab and newline only (``\\r\\n`` is a
     newline); a NUL, an escape sequence, a bidirectional override is refused naming the argument
-    and the character, and nothing reaches history, a conversation or a memory file."""
+    and the character; a lone surrogate as the command line refuses it, naming the offset, never
+    stored as an escape that a prompt then carries. Nothing reaches history, a conversation or a
+    memory file."""
     with reverie.open(tmp_path / "ws") as m:
         m.add("I live in Lisbon.")
         line = m.get_all()[0]
@@ -365,15 +378,18 @@ def test_control_characters_are_refused_where_text_is_stored(tmp_path: Path, bad
             "messages[1]['content']": lambda: m.add(
                 [{"role": "user", "content": "hi"}, {"role": "user", "content": bad}]
             ),
+            "messages[0]['content'][1]['text']": lambda: m.add(
+                [{"role": "user", "content": [{"type": "text", "text": "hi"}, {"text": bad}]}]
+            ),
             "data": lambda: m.update(line.id, bad),
         }
         for name, call in calls.items():
-            with pytest.raises(
-                CommandError, match=re.escape(name) + r" holds a control character \(U\+"
-            ):
+            with pytest.raises(CommandError, match=re.escape(name) + " " + said) as caught:
                 call()
+            assert "\n" not in str(caught.value)
         assert len(m.history()) == 1 and m.get(line.id).memory == line.memory
         assert m.messages("mem0") == []
+        assert "\\u" not in (tmp_path / "ws" / "memory" / "history.jsonl").read_text()
         assert m.remember("one\r\ntwo\tthree").cursor == 2
         assert m.history()[-1].content == "one\ntwo\tthree"
 
@@ -461,31 +477,6 @@ def test_search_leaves_out_what_memory_no_longer_holds(tmp_path: Path) -> None:
         assert m.get(tea.id)["state"] == "archived"
         handed = m.search_memory("green tea")
         assert any(i.state == "archived" and "green tea" in i.memory for i in handed)
-
-
-@pytest.mark.parametrize("bad", ["Lives in Lis\ud800bon", "I live in Lisbon \udcff"])
-def test_a_lone_surrogate_is_refused_where_text_is_stored(tmp_path: Path, bad: str) -> None:
-    """Text that cannot be written as UTF-8 (decoded from bytes that were not, or a JSON
-    ``\\ud800``) is refused by every verb that stores text, as the command line refuses it, naming
-    the argument and the offset: never stored as an escape that a prompt then carries."""
-    with reverie.open(tmp_path / "ws") as m:
-        m.add("I live in Lisbon.")
-        line = m.get_all()[0]
-        calls = {
-            "text": lambda: m.remember(bad),
-            "messages": lambda: m.add(bad),
-            "messages[0]['content']": lambda: m.add([{"role": "user", "content": bad}]),
-            "messages[0]['content'][1]['text']": lambda: m.add(
-                [{"role": "user", "content": [{"type": "text", "text": "hi"}, {"text": bad}]}]
-            ),
-            "data": lambda: m.update(line.id, bad),
-        }
-        for name, call in calls.items():
-            with pytest.raises(CommandError, match=re.escape(name) + r" is not UTF-8 \(") as caught:
-                call()
-            assert "\n" not in str(caught.value)
-        assert len(m.history()) == 1 and m.get(line.id).memory == line.memory
-        assert "\\u" not in (tmp_path / "ws" / "memory" / "history.jsonl").read_text()
 
 
 def test_search_finds_the_current_line_behind_many_archived_ones(tmp_path: Path) -> None:
