@@ -5,8 +5,8 @@ The corpus (``tests/data/statements/writer-X.jsonl``, format in ``WRITER_BRIEF.m
 written by five writers who never read the rules. Each item is one or more user turns, the facts a
 careful assistant would then keep (``expect``: file and a short third-person line in the writer's
 words) and, for a correction, the old facts that must be gone (``retired``). Splits are by writer:
-``A`` and ``B`` tune the rules; ``C`` to ``K`` (``E`` a writer's corrections only) were each held
-out until its first run (recorded in BENCHMARKS.md) and tune them since. ``L`` and ``M``,
+``A`` and ``B`` tune the rules; ``C`` to ``M`` (``E`` a writer's corrections only) were each held
+out until its first run (recorded in BENCHMARKS.md) and tune them since. ``N`` and ``O``,
 written blind by two more writers, are held out.
 
 **The path.** Each item gets a fresh workspace; each turn is the user's message in a transcript,
@@ -48,11 +48,11 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data" / "statements"
 SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
 SAID_ON = date(2027, 1, 4)
-# C to K were held out until their first runs (BENCHMARKS.md), then opened for tuning
-TUNING = ("A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K")
-# written blind by two more writers (2026-11-28, sixth round); first runs recorded in BENCHMARKS.md
+# C to M were held out until their first runs (BENCHMARKS.md), then opened for tuning
+TUNING = ("A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M")
+# written blind by two more writers (2026-11-28, seventh round); first runs recorded in BENCHMARKS.md
 # before any rule reads them
-HELD_OUT: tuple[str, ...] = ("L", "M")
+HELD_OUT: tuple[str, ...] = ("N", "O")
 FILES = ("USER.md", "SOUL.md", "memory/MEMORY.md")
 
 
