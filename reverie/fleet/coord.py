@@ -269,7 +269,12 @@ class Coordinator:
         return _P + "once:" + uuid.uuid4().hex
 
     @classmethod
-    def connect(cls, broker_url: str, *, timeout: float = 5.0) -> Coordinator:
+    def connect(
+        cls, broker_url: str, *, timeout: float = 5.0, retries: int | None = None
+    ) -> Coordinator:
+        """A coordinator on ``broker_url``: each command waits ``timeout`` seconds at most, and is
+        tried again ``retries`` times (`RETRIES` by default) on a dropped connection or a
+        timeout."""
         import redis
         from redis.backoff import ExponentialBackoff
         from redis.retry import Retry
@@ -280,7 +285,10 @@ class Coordinator:
                 socket_timeout=timeout,
                 socket_connect_timeout=timeout,
                 decode_responses=True,
-                retry=Retry(ExponentialBackoff(cap=2.0, base=0.1), cls.RETRIES),
+                retry=Retry(
+                    ExponentialBackoff(cap=2.0, base=0.1),
+                    cls.RETRIES if retries is None else retries,
+                ),
                 retry_on_error=[redis.ConnectionError, redis.TimeoutError],
             )
         )
