@@ -5,102 +5,15 @@ connection, as it does in production after a network blip; each write must find 
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Iterator
 
 import pytest
 from support.fleet import RedisServer
 from support.fleet_fixtures import needs_redis
+from support.redis_proxy import CuttingProxy
 
 pytestmark = [needs_redis]
 pytest.importorskip("redis", reason="the `fleet` extra (celery, redis) is not installed")
-
-
-class CuttingProxy:
-    """TCP on 127.0.0.1 to the server's unix socket. `arm(trigger)`: the next client write holding
-    ``trigger`` reaches the server, and the connection is closed when the server's reply arrives,
-    the reply dropped (``cuts`` counts them; ``connections`` counts the client's connections)."""
-
-    def __init__(self, server: RedisServer) -> None:
-        self.server = server
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.trigger: bytes | None = None
-        self.cuts = 0
-        self.connections = 0
-        self.lock = threading.Lock()
-        self.socks: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def arm(self, trigger: bytes) -> None:
-        with self.lock:
-            self.trigger = trigger
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            upstream = socket.socket(socket.AF_UNIX)
-            upstream.connect(str(self.server.sock))
-            with self.lock:
-                self.connections += 1
-                self.socks += [client, upstream]
-            cut = threading.Event()
-            threading.Thread(target=self._up, args=(client, upstream, cut), daemon=True).start()
-            threading.Thread(target=self._down, args=(upstream, client, cut), daemon=True).start()
-
-    def _up(self, client: socket.socket, upstream: socket.socket, cut: threading.Event) -> None:
-        while data := _recv(client):
-            with self.lock:
-                if self.trigger is not None and self.trigger in data:
-                    self.trigger = None
-                    cut.set()
-            try:
-                upstream.sendall(data)
-            except OSError:
-                return
-        _close(upstream)
-
-    def _down(self, upstream: socket.socket, client: socket.socket, cut: threading.Event) -> None:
-        while data := _recv(upstream):
-            if cut.is_set():  # the reply to the armed write: the server ran it; drop it
-                with self.lock:
-                    self.cuts += 1
-                _close(client)
-                _close(upstream)
-                return
-            try:
-                client.sendall(data)
-            except OSError:
-                return
-        _close(client)
-
-    def close(self) -> None:
-        self.listener.close()
-        for s in self.socks:
-            _close(s)
-
-
-def _recv(sock: socket.socket) -> bytes:
-    try:
-        return sock.recv(65536)
-    except OSError:
-        return b""
-
-
-def _close(sock: socket.socket) -> None:
-    try:
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-    sock.close()
 
 
 @pytest.fixture
@@ -186,3 +99,55 @@ def test_claims_reservations_debits_and_counters_happen_once(proxy, redis_server
     assert _cut(proxy, b"reverie:due", lambda: c.make_due({"w9": 0})) == 1  # newly due, once
     assert set(direct.keys("reverie:once:*")), "each write leaves its id"
     assert all(0 < direct.ttl(k) <= 600 for k in direct.keys("reverie:once:*"))
+
+
+# -- Redis dying under a job -----------------------------------------------------------------------
+
+
+def test_redis_dying_as_a_job_marks_the_rest_due_leaves_the_marker(
+    tmp_path, proxy, redis_server, monkeypatch
+):
+    """A job drained part of a backlog (its drain budget ran out) and Redis died as it marked the
+    rest due. The workspace's due marker must still be on disk: a Redis that comes back without its
+    data is rebuilt from the markers, and the rest is dreamed. (The job removed the marker first,
+    then re-marked Redis, then the disk: a Redis failing in between left nothing saying so.)"""
+    from support.fleet import batches_committed, fleet_env
+
+    from reverie.fleet import Fleet
+    from reverie.storage.config import Config, load_config
+    from reverie.storage.scopes import Scope, ScopeRoot
+    from reverie.storage.store import WorkspaceStore
+
+    root = tmp_path / "root"
+    config = Config()
+    config.memory.history.fsync = False
+    store = WorkspaceStore(ScopeRoot(root).ensure(Scope("ann")), config=config)
+    for i in range(60):
+        store.append_history(f"- [durable] Project p{i} uses database db{i}", "cli:test")
+    env = fleet_env(
+        root,
+        redis_server,
+        REVERIE_FLEET__BROKER_URL=proxy.url,
+        REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline",
+        # 20 batches of 3 take longer: the job yields with history left
+        REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS="0.3",
+    )
+    for key, value in env.items():
+        if key.startswith("REVERIE_"):
+            monkeypatch.setenv(key, value)
+    fleet = Fleet(load_config())
+    ws = Scope("ann").name
+    assert fleet.dispatch_once(lambda _: None) == [ws]
+    proxy.arm(b"reverie:parked", die=True)  # the job's make_due: the rest is due
+    outcome = fleet.run_job(ws)
+    assert outcome.status == "redis-error" and "\n" not in (outcome.reason or "")
+    batches = batches_committed(store.workspace.root)
+    assert len(batches) == len(set(batches))  # each batch it ran, once
+    assert 0 < store.pending_count() == 60 - sum(b - a + 1 for a, b in batches)
+    assert ScopeRoot(root).due_names() == [ws]  # was: [] (removed, never put back)
+
+    redis_server.kill(lose_data=True)  # and Redis comes back with nothing
+    redis_server.start(aof=False)
+    monkeypatch.setenv("REVERIE_FLEET__BROKER_URL", redis_server.url)
+    sent: list[str] = []
+    assert Fleet(load_config()).dispatch_once(sent.append) == [ws]  # healed from the marker

@@ -412,10 +412,11 @@ def _settle(job: _Job, rt: Runtime, result: DreamResult, *, progressed: bool) ->
         left = rt.store.pending_count()
         if due is None and left > 0:
             due = time.time() + cfg.debounce_seconds
+        if left > 0 and scopes is not None:
+            # the disk first: if Redis fails next (or loses its data), the marker brings it back
+            scopes.mark_due(ws)
         if due is not None:
             coord.make_due({ws: due})
-        if left > 0 and scopes is not None:
-            scopes.mark_due(ws)
         return due
 
 
