@@ -151,3 +151,46 @@ def test_redis_dying_as_a_job_marks_the_rest_due_leaves_the_marker(
     monkeypatch.setenv("REVERIE_FLEET__BROKER_URL", redis_server.url)
     sent: list[str] = []
     assert Fleet(load_config()).dispatch_once(sent.append) == [ws]  # healed from the marker
+
+
+def test_a_job_that_ended_while_redis_was_down_is_not_counted_as_dead(
+    tmp_path, proxy, redis_server, monkeypatch
+):
+    """A job whose end Redis did not hear (down at that moment) left its start counted as a job
+    that died; with ``crashParkAfter`` such ends in a row parked a healthy workspace. The process
+    tells Redis before its next job."""
+    from support.fleet import fleet_env
+
+    from reverie.fleet import Fleet
+    from reverie.storage.config import Config, load_config
+    from reverie.storage.scopes import Scope, ScopeRoot
+    from reverie.storage.store import WorkspaceStore
+
+    root = tmp_path / "root"
+    config = Config()
+    config.memory.history.fsync = False
+    store = WorkspaceStore(ScopeRoot(root).ensure(Scope("ann")), config=config)
+    store.append_history("- [durable] Project p1 uses database db1", "cli:test")
+    env = fleet_env(
+        root,
+        redis_server,
+        REVERIE_FLEET__BROKER_URL=proxy.url,
+        REVERIE_FLEET__CRASH_PARK_AFTER="1",  # one job counted dead parks the workspace
+        REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline",
+        REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS="600",
+    )
+    for key, value in env.items():
+        if key.startswith("REVERIE_"):
+            monkeypatch.setenv(key, value)
+    ws = Scope("ann").name
+    _, direct = _coords(proxy, redis_server)  # the scripts loaded: one write each
+    proxy.arm(b"reverie:crashes", die=True, after=1)  # its start is heard, its end is not
+    assert Fleet(load_config()).run_job(ws).status == "redis-error"
+    assert direct.hget("reverie:crashes", ws) == "1"  # a start, never finished, as Redis sees it
+
+    monkeypatch.setenv("REVERIE_FLEET__BROKER_URL", redis_server.url)  # Redis reachable again
+    outcome = Fleet(load_config()).run_job(ws)
+    # the first job's run was done before its end went unheard: nothing left to do, and no park
+    assert outcome.status == "nothing-to-do", outcome  # was: "parked: 1 jobs died mid-run"
+    assert direct.zrange("reverie:parked", 0, -1) == [] and store.pending_count() == 0
+

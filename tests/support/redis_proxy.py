@@ -24,6 +24,7 @@ class CuttingProxy:
         self.port = self.listener.getsockname()[1]
         self.trigger: bytes | None = None
         self.die = False
+        self.after = 0
         self.dead = threading.Event()
         self.cuts = 0
         self.connections = 0
@@ -35,9 +36,11 @@ class CuttingProxy:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def arm(self, trigger: bytes, *, die: bool = False) -> None:
+    def arm(self, trigger: bytes, *, die: bool = False, after: int = 0) -> None:
+        """Cut (or die) at the write holding ``trigger``, letting the first ``after`` such writes
+        through."""
         with self.lock:
-            self.trigger, self.die = trigger, die
+            self.trigger, self.die, self.after = trigger, die, after
 
     def _accept(self) -> None:
         while True:
@@ -60,7 +63,9 @@ class CuttingProxy:
     def _up(self, client: socket.socket, upstream: socket.socket, cut: threading.Event) -> None:
         while data := _recv(client):
             with self.lock:
-                if self.trigger is not None and self.trigger in data:
+                if self.trigger is not None and self.trigger in data and self.after > 0:
+                    self.after -= 1
+                elif self.trigger is not None and self.trigger in data:
                     self.trigger = None
                     if self.die:
                         self.dead.set()
