@@ -63,7 +63,7 @@ _RATE_WINDOWS = 6  # windows the rates are taken over (the last minute)
 
 #: How long a write's ``once:<id>`` outlives it: far longer than redis-py's retries of one command
 #: (``Coordinator.RETRIES`` tries of at most the socket timeout and a 2 s back-off each).
-_ONCE_SECONDS = 600
+_ONCE_SECONDS = 300
 
 
 def _once(body: str) -> str:
@@ -536,7 +536,8 @@ class Coordinator:
     def forget(self, prefix: str) -> dict[str, int]:
         """Remove every entry of the workspaces whose id starts with ``prefix`` (a user's digest:
         all the user's scopes): due, claims, parked, leases, crashes, failures, set aside,
-        parked-why, reserved tokens. Returns how many entries went, by key."""
+        parked-why, reserved tokens, and the writes' replies that name them (``once``). Returns how
+        many entries went, by key."""
         removed: dict[str, int] = {}
         match = prefix + "*"
         # The leases first: a job's heartbeat renews its claim only while its lease is there, so
@@ -552,7 +553,23 @@ class Coordinator:
             fields = [f for f, _ in self.r.hscan_iter(_P + key, match=match)]
             if fields:
                 removed[key] = int(self.r.hdel(_P + key, *fields))
+        once = self._forget_once(prefix)
+        if once:
+            removed["once"] = once
         return removed
+
+    def _forget_once(self, prefix: str) -> int:
+        """Remove the ``once:<id>`` replies naming a workspace of ``prefix`` (a claim's reply lists
+        the workspaces it claimed), read a thousand at a time."""
+        gone = 0
+        keys = list(self.r.scan_iter(match=_P + "once:*", count=1000))
+        for i in range(0, len(keys), 1000):
+            chunk = keys[i : i + 1000]
+            values = cast(list["str | None"], self.r.mget(chunk))
+            named = [k for k, v in zip(chunk, values, strict=True) if v and prefix in v]
+            if named:
+                gone += int(self.r.delete(*named))
+        return gone
 
     # -- generation --------------------------------------------------------------------------------
     def generation(self) -> str | None:
