@@ -196,4 +196,3 @@ def test_a_job_that_ended_while_redis_was_down_is_not_counted_as_dead(
     # the first job's run was done before its end went unheard: nothing left to do, and no park
     assert outcome.status == "nothing-to-do", outcome  # was: "parked: 1 jobs died mid-run"
     assert direct.zrange("reverie:parked", 0, -1) == [] and store.pending_count() == 0
-
