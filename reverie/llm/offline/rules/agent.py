@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from ..kinds import noun
-from .core import SOUL, Filling, rule, rules_of, word_set
+from .changes import said
+from .core import SOUL, Filling, change, rule, rules_of, word_set
 from .lexicon import NOT_NAMES
 from .person import third_person
 from .phrases import NAME
@@ -59,7 +60,7 @@ _NOT_A_RULE = word_set(
 #: What an agent does when it answers or acts for the user: a free rule opens with one of these.
 #: Between people "always" and "never" open advice and remarks ("Don't ever quit on what you love",
 #: "Always up for something sweet"), which are no instruction to the agent.
-_AGENT_VERBS = word_set(
+AGENT_VERBS = word_set(
     "answer respond reply write use cite show ask apologise apologize include add explain give "
     "keep format "
     "mention quote link check confirm run test summarise summarize suggest recommend call address "
@@ -76,7 +77,7 @@ def imperative(text: str) -> bool:
     """Free text addressed to the agent starts with a verb it can follow ("cite", "use"), not
     "been", "thought", and not a verb of advice between people ("quit", "give up")."""
     first = text.split(" ", 1)[0].lower().strip(",.!")
-    if not re.fullmatch(r"[a-z-]+", first) or first in _NOT_A_RULE or first not in _AGENT_VERBS:
+    if not re.fullmatch(r"[a-z-]+", first) or first in _NOT_A_RULE or first not in AGENT_VERBS:
         return False
     if re.match(r"^\w+ up\b", text, re.I):
         return False  # "never give up", "always look up to …"
@@ -329,6 +330,13 @@ RULES = [
         "correction",
         change=True,
     ),
+    # "use bullet points", "could you use numbered lists?": the format, said as the thing used
+    rule(
+        rf"{TO_AGENT}use (?P<v>bullet points|numbered lists|short paragraphs|plain text)"
+        r"(?=\s*(?:[,.;!?]|$)|\s+(?:please|pls|always|from now on|in (?:your|the|all) (?:answers|"
+        r"replies|responses))\b)",
+        "Answer in {v}",
+    ),
     # "always give me answers in bullet points"
     rule(
         rf"{TO_AGENT}(?:give me|write|format|put) (?:your |the |all )?(?:answers|replies|"
@@ -342,7 +350,7 @@ RULES = [
     ),
     rule(
         r"^(?:please[,\s]+)?use (?P<v>metric units|imperial units|british spelling|american "
-        r"spelling|uk english|us english|"
+        r"spelling|australian spelling|canadian spelling|uk english|us english|"
         r"celsius|fahrenheit|24-hour time|12-hour time|iso dates)\b",
         "Use {v}",
     ),
@@ -381,8 +389,23 @@ RULES = [
     rule(
         r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)"
         r"|\bi (?:prefer|like|want|love) (?:long|longer|detailed|in-depth) (?:answers|replies|"
-        r"explanations|responses)",
+        r"explanations|responses)"
+        # "I'd rather have detailed answers now": the length rule reversed
+        r"|\bi(?:'d| would) (?:much |really )?(?:rather|prefer|like) (?:have |get |you gave me "
+        r"|you wrote )?(?:long|longer|detailed|more detailed|in-depth|fuller) (?:answers|replies|"
+        r"explanations|responses)\b",
         "Give detailed answers",
+    ),
+    # a length rule loosened: "you can go longer now", "longer answers are fine again" (the old
+    # rule leaves, archived with these words; "… are fine for code" narrows it: ``changes``)
+    change(
+        r"\b(?:you can|you may|feel free to|it's (?:fine|ok|okay) to|go ahead and) (?:go|write|"
+        r"make (?:them|it|answers|your answers)|be|get) (?:a bit |a little |much )?(?:longer|more "
+        r"detailed|into more detail)(?: again| now| from now on| after all)?(?=\s*(?:[,.;!]|$))"
+        r"|\b(?:longer|long|detailed) (?:answers|replies|responses) (?:are|is) (?:fine|ok|okay|"
+        r"allowed) (?:again|now|after all)(?=\s*(?:[,.;!]|$))",
+        "Gone: length",
+        finish=said,
     ),
     rule(
         r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"
@@ -541,6 +564,22 @@ RULES = [
         "Code examples in {v}",
         finish=lambda f: _code_language(f),
     ),
+    # "skip the emojis", "if you could avoid jargon, that would help"
+    rule(
+        rf"{TO_AGENT}(?:skip|avoid|drop|ditch|cut out|leave out) (?:the |all |any |all the )?"
+        rf"(?P<v>{_BANNED})(?=\s*(?:[,.;!?]|$)|\s+(?:please|pls|in (?:your|the|all) (?:answers|"
+        r"replies|responses)|from now on|always|thanks)\b)",
+        "Never use {v}",
+        negative=True,
+        finish=lambda f: _banned(f),
+    ),
+    # "give me metric units", "it'd be great if you could always give me metric"
+    rule(
+        rf"{TO_AGENT}give me (?P<v>metric|imperial)(?: units| measurements)?"
+        r"(?=\s*(?:[,.;!?]|$)|\s+(?:please|pls|always|only|from now on|thanks)\b)",
+        "Use {v} units",
+        finish=lambda f: bool(f.values.update(v=f.values["v"].lower()) or True),
+    ),
     # "Please leave the emojis out of your replies"
     rule(
         rf"{TO_AGENT}(?:leave|keep) (?:the |all )?(?P<v>{_BANNED}) out\b",
@@ -568,7 +607,7 @@ CANON = [
     (r"^(Give the code first, then the explanation)$", SOUL, None),
     # one convention of each kind: a new one replaces the old when said as a change
     (r"^Use (?:metric|imperial) (units)$", SOUL, "use:{1}"),
-    (r"^Use (?:british|american) (spelling)$", SOUL, "use:{1}"),
+    (r"^Use (?:british|american|australian|canadian) (spelling)$", SOUL, "use:{1}"),
     (r"^Use (?:uk|us) (english)$", SOUL, "use:spelling"),
     (r"^Use (?:celsius|fahrenheit)$", SOUL, "use:temperature"),
     (r"^Use (?:24|12)-hour (time)$", SOUL, "use:{1}"),

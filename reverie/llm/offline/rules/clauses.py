@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..framing import framed, temporary
+from .agent import AGENT_VERBS
 from .person import first_person
 from .shorthand import spelled, with_subject
 
@@ -137,9 +138,22 @@ _SELF_LAUGH = re.compile(
 _LAUGH_ALONE = re.compile(rf"(?<![.!?;])([.!?;]+)\s+([^.!?;]{{0,20}}?{_LAUGH})[.!?]*(?=\s|$)", re.I)
 
 
+#: Laughter at what the user gave up covers nothing either: "gave up on spanish lol", "quit the
+#: gym haha" own a failure, they do not joke about it (unless "jk" / "kidding" takes it back).
+_GAVE_UP_LAUGH = re.compile(
+    rf"(\b(?:gave|given|give|giving) up on\b[^.!?;,]{{1,40}}?|\bi (?:quit|dropped out of|failed)\s"
+    rf"[^.!?;,]{{1,40}}?)\s*{_LAUGH}(?![^.!?;]*\b(?:jk|kidding|joking)\b)",
+    re.I,
+)
+
+
 def joking(sentence: str) -> bool:
-    """Sarcasm, or laughter that is no laughter at the user's own slip, in ``sentence``."""
-    return bool(SARCASM.search(sentence) or LAUGH.search(_SELF_LAUGH.sub(" ", sentence)))
+    """Sarcasm, or laughter that is no laughter at the user's own slip or failure, in
+    ``sentence``."""
+    if SARCASM.search(sentence):
+        return True
+    unslipped = _GAVE_UP_LAUGH.sub(r"\1", _SELF_LAUGH.sub(" ", sentence))
+    return bool(LAUGH.search(unslipped))
 
 
 def laughter_attached(message: str) -> str:
@@ -481,6 +495,9 @@ class Clause:
     message: str = ""  # the whole message, for a rule that reads its context
     #: under a hedge ("… so pescatarian now I guess"): what it ends is sure, what it states is not
     ends_only: bool = False
+    #: a request to the agent said politely ("could you keep answers short?"): only a rule for the
+    #: agent is read from it, and no free "Always …" one
+    polite: bool = False
 
 
 def message_clauses(message: str) -> list[Clause]:
@@ -539,7 +556,22 @@ def _hedged_tail_cut(clause: str) -> str:
     return head if not statement(clause) else clause
 
 
+#: A picture character says nothing a line keeps ("I'm a nurse 😊", "I keep bees 🐝"); laughter
+#: (😂, 🤣) and sarcasm (🙄) are read before it goes.
+_EMOJI = re.compile(
+    r"\s*(?:(?![😂🤣🙄])[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\u2764]|[\uFE0F\u200D])+"
+)
+#: A filler closing a clause ("…, tbh", "… lol" over the user's own slip or failure, which
+#: ``joking`` let pass): no part of what a line keeps.
+_TRAILING_FILLER = re.compile(
+    rf"[,\s]+(?:tbh|ngl|honestly|to be honest|imo|lol|lmao|haha\w*|hehe)\s*(?=[,.!]*$|,)|"
+    rf"\s+{_LAUGH}(?=\s*[,.!]*$)",
+    re.I,
+)
+
+
 def _prepare(clause: str, *, opens: bool) -> Clause | None:
+    clause = _EMOJI.sub("", clause).strip()
     clause = _hedged_tail_cut(_TRAILING_HEDGE.sub("", clause))
     passing = temporary(clause)
     text = IDIOM.sub("", QUOTED.sub(" ", TITLE_LIKED.sub(r"\g<pre>\g<t>", clause))).strip()
@@ -552,6 +584,20 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
     cue = CORRECTION_CUE.match(text)
     if cue:
         correction, text = True, text[cue.end() :]
+    asked = polite_request(text)
+    if asked is not None:
+        text = _STANDING_SCOPE.sub("", asked).strip()
+        if not text or not statement(text):
+            return None
+        return Clause(
+            text,
+            opens,
+            passing,
+            old,
+            correction or bool(CHANGE_CUE.search(text)),
+            False,
+            polite=True,
+        )
     text = _STANDING_SCOPE.sub("", first_person(with_subject(_standing(text)))).strip()
     standing = STANDING_REQUEST.match(text)
     if standing:  # "Could you answer in Spanish from now on?" asks for a standing rule
@@ -566,6 +612,7 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
         return None
     if CHANGE_CUE.search(text):
         correction = True
+    text = _TRAILING_FILLER.sub("", text).strip()
     if NOT_BUT.search(text):
         correction = True
         text = NOT_BUT.sub(lambda n: n.group("p") or "", text)
@@ -593,6 +640,87 @@ _WHEN_I_ASK = re.compile(
     re.I,
 )
 _RULE_OPENER = re.compile(r"^(?:please |just )?(?:no|don't|do not|never|always)\b", re.I)
+
+
+#: A request to the agent said politely, as a question or a condition: "could you keep answers
+#: short?", "would you mind answering in Spanish", "it'd be great if you used bullet points", "if
+#: you could skip the emojis, that would help". Group ``v`` is the request, its verb in any form.
+_POLITE = re.compile(
+    r"^(?:(?:hey|hi|so|ok|okay|also|and|oh|one more thing|one thing)[,:\s]+)*(?:"
+    r"(?:would|do) you mind(?: please)?\s+(?P<g>[a-z]+ing\s.+?)"
+    r"|(?:could|can|would|will) (?:you|u)(?:\s+(?:please|kindly|pls|just))*\s+"
+    r"(?P<a>(?!mind\b)[a-z][\w'-]*\s.+?)"
+    r"|(?:it(?:'d| would) be (?:great|nice|good|helpful|ideal|lovely|awesome|amazing)|i(?:'d| "
+    r"would) (?:really |much )?(?:appreciate it|love it|prefer it|like it)) if you(?: could| would|"
+    r" can)?(?: please)?\s+(?P<p>[a-z][\w'-]*\s.+?)"
+    r"|if you (?:could|would|can)(?: please)?\s+(?P<c>[a-z][\w'-]*\s.+?),? (?:that|it|this)(?:'d|"
+    r" would|'ll| will) (?:really )?(?:help|be (?:great|nice|good|helpful|ideal|appreciated|"
+    r"lovely))"
+    r")(?:,?\s*(?:please|pls|thanks|thank you))?\s*[?.!]*$",
+    re.I,
+)
+#: What makes "could you …?" a standing request rather than a question about the next answer:
+#: "please", "always", a scope ("from now on", "unless I ask", "with me"), the answers named.
+_STANDING_MARK = re.compile(
+    r"\b(?:please|pls|kindly|always|from now on|going forward|in (?:the )?future|unless i|even "
+    r"(?:if|when) i|with me|for me|(?:your|all|the) (?:answers|replies|responses))\b",
+    re.I,
+)
+#: The verbs a polite request may open with: what the agent does when it answers, and a few more
+#: a request uses ("skip the emojis", "stick to metric").
+_REQUEST_VERBS = AGENT_VERBS | frozenset("skip stop leave drop stick go switch limit cap".split())
+#: Past forms a request after "if you" takes ("it'd be great if you kept it short").
+_IRREGULAR = {
+    "kept": "keep",
+    "gave": "give",
+    "wrote": "write",
+    "left": "leave",
+    "made": "make",
+    "sent": "send",
+    "told": "tell",
+    "said": "say",
+    "stuck": "stick",
+    "went": "go",
+    "put": "put",
+    "read": "read",
+    "cut": "cut",
+}
+
+
+def _base_verb(word: str) -> str | None:
+    """ "answering", "used", "kept", "skipping" → their base form, when it is a verb a request to
+    the agent opens with (``_REQUEST_VERBS``); None otherwise."""
+    word = word.lower()
+    if word in _REQUEST_VERBS:
+        return word
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    for end in ("ing", "ed", "d"):
+        if word.endswith(end) and len(word) > len(end) + 1:
+            stem = word[: -len(end)]
+            undoubled = stem[:-1] if stem[-1] == stem[-2:-1] else stem
+            for base in (stem, stem + "e", undoubled):
+                if base in _REQUEST_VERBS:
+                    return base
+    return None
+
+
+def polite_request(text: str) -> str | None:
+    """The imperative a polite request asks for ("could you keep answers short?" → "keep answers
+    short"), or None when the text is none or its verb is none the agent follows ("could you help
+    me with this?" is a one-off ask, left to the question it is)."""
+    m = _POLITE.match(text.strip())
+    if m is None:
+        return None
+    if m.group("a") and not _STANDING_MARK.search(m.group(0)):
+        return None  # "Could you keep answers short?" may ask for one answer: a question stays one
+    said = next(g for g in m.group("a", "g", "p", "c") if g)
+    always, _, rest = said.partition(" ") if said.lower().startswith("always ") else ("", "", said)
+    verb, _, rest = rest.partition(" ")
+    base = _base_verb(verb)
+    if base is None or not rest.strip():
+        return None
+    return f"{always.lower()} {base} {rest}".strip()
 
 
 def _standing(text: str) -> str:
