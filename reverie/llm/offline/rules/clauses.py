@@ -388,8 +388,25 @@ def clauses(sentence: str) -> list[str]:
         return [sentence]
     parts = []
     for part in _CLAUSE_SPLIT.split(sentence):
-        parts += _at_new_subjects(part.strip())
+        for piece in _at_new_subjects(part.strip()):
+            parts += [p.strip() for p in _RUN_ON.split(piece)]
     return [_CONJUNCTION.sub("", p) for p in parts if p]
+
+
+#: A second clause run on with no comma and no conjunction, its subject a pronoun or left out:
+#: "cant stand coriander tastes like soap to me", "I dislike mushrooms they're slimy". It is a
+#: reason or a remark of its own; the first clause ends before it (the words before it are a
+#: clause of three words or more, and no "that", "if" or "because" binds the second to it).
+_RUN_ON = re.compile(
+    r"(?<=\w{3})(?<!\bthat)(?<!\bwhich)(?<!\bif)(?<!\bwhen)(?<!\bbecause)(?<!\bsince)"
+    r"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)(?<!\bthink)(?<!\bsure)(?<!\bknow)(?<!\bguess)\s+"
+    r"(?=(?:(?:it|they|this|that|he|she)\s+)?(?:tastes?|smells?|looks?|sounds?|feels?) like\b|"
+    r"(?:it|they|this|that)\s+(?:makes?|gives?) me\b|"
+    r"(?:it's|it is|they're|they are)\s+(?:(?:so|too|really|very|just|always|kinda|super|way|"
+    r"pretty|literally)\s+)?(?:\w{3,}y|gross|bitter|awful|horrible|disgusting|boring|"
+    r"overrated|amazing|delicious|great|the best|the worst)\b)",
+    re.I,
+)
 
 
 #: The words before the comma open with their own subject: a clause, not an adverbial ("From now on,
@@ -498,6 +515,9 @@ class Clause:
     #: a request to the agent said politely ("could you keep answers short?"): only a rule for the
     #: agent is read from it, and no free "Always …" one
     polite: bool = False
+    #: a habit said with how often ("I mostly work from home", "… most days"): only a line that
+    #: keeps the "mostly" is sure (``statements``), never a kind's line without it
+    frequency: bool = False
 
 
 def message_clauses(message: str) -> list[Clause]:
@@ -570,6 +590,25 @@ _TRAILING_FILLER = re.compile(
 )
 
 
+#: How often a habit holds, said by the user of themselves: a frequency, no doubt.
+FREQUENCY = re.compile(
+    r"\b(?:mostly|mainly|usually|generally|typically|normally)\b|\bmost (?:days|of the time|weeks|"
+    r"weekends|mornings|evenings|nights)\b",
+    re.I,
+)
+_I_HABIT = re.compile(
+    r"^i\s+(?:(?:mostly|mainly|usually|generally|typically|normally)\s+)?[a-z]+\b", re.I
+)
+
+
+def _frequency_only(text: str) -> bool:
+    """The clause is the user's habit ("I mostly …", "I … most days") that is no statement only
+    through its frequency word, and says no change."""
+    if statement(text) or not _I_HABIT.match(text) or CHANGE_CUE.search(text):
+        return False
+    return bool(FREQUENCY.search(text)) and statement(FREQUENCY.sub("", text))
+
+
 def _prepare(clause: str, *, opens: bool) -> Clause | None:
     clause = _EMOJI.sub("", clause).strip()
     clause = _hedged_tail_cut(_TRAILING_HEDGE.sub("", clause))
@@ -605,6 +644,9 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
     if text and not statement(text):
         text = modal_tail_cut(text) or text
     presupposed_only = bool(text) and modal_only(text)
+    if text and _frequency_only(text):
+        # "I mostly work from home": the hedge says how often, not whether; a line keeps it
+        return Clause(text, opens, passing, old, correction, False, frequency=True)
     if text and not (presupposed_only or statement(text)) and statement(_OWN_HEDGE.sub("", text)):
         # "started eating fish again so pescatarian now I guess": the hedge is on the new value
         return Clause(text, opens, passing, old, True, False, ends_only=True)

@@ -69,6 +69,9 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
     sentence_block = laughter_attached(sentence_block)  # "I work at NASA. lol": one joke
     found = _Found()
     for clause in message_clauses(sentence_block):
+        if clause.frequency:
+            _stated(clause, found)  # "I mostly work from home": a kind's line would drop "mostly"
+            continue
         read, tried = _read(clause, said_on, found)
         if clause.ends_only or clause.polite:
             continue  # a hedge's ending, a polite request's rule: nothing else is sure
