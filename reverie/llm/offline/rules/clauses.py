@@ -389,14 +389,21 @@ def clauses(sentence: str) -> list[str]:
     parts = []
     for part in _CLAUSE_SPLIT.split(sentence):
         for piece in _at_new_subjects(part.strip()):
-            parts += [p.strip() for p in _RUN_ON.split(piece)]
+            run_on = _RUN_ON.split(piece) if _RUN_ON_HEAD.match(piece) else [piece]
+            parts += [p.strip() for p in run_on]
     return [_CONJUNCTION.sub("", p) for p in parts if p]
 
 
 #: A second clause run on with no comma and no conjunction, its subject a pronoun or left out:
 #: "cant stand coriander tastes like soap to me", "I dislike mushrooms they're slimy". It is a
-#: reason or a remark of its own; the first clause ends before it (the words before it are a
-#: clause of three words or more, and no "that", "if" or "because" binds the second to it).
+#: reason or a remark of its own; the first clause ends before it when it opens with the user or a
+#: feeling (``_RUN_ON_HEAD``: "the soup tastes like soap" is one clause) and no "that", "if" or
+#: "because" binds the second to it.
+_RUN_ON_HEAD = re.compile(
+    r"^(?:i|i'm|i am|we|we're|(?:really |just )?(?:can'?t|cannot) stand|hate|love|like|dislike|"
+    r"adore|not a fan of|no fan of)\b",
+    re.I,
+)
 _RUN_ON = re.compile(
     r"(?<=\w{3})(?<!\bthat)(?<!\bwhich)(?<!\bif)(?<!\bwhen)(?<!\bbecause)(?<!\bsince)"
     r"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)(?<!\bthink)(?<!\bsure)(?<!\bknow)(?<!\bguess)\s+"
