@@ -604,16 +604,23 @@ FREQUENCY = re.compile(
     re.I,
 )
 _I_HABIT = re.compile(
-    r"^i\s+(?:(?:mostly|mainly|usually|generally|typically|normally)\s+)?[a-z]+\b", re.I
+    r"^i(?:'m| am)?\s+(?:(?:mostly|mainly|usually|generally|typically|normally)\s+)?[a-z]+\b", re.I
 )
+#: "I'm usually vegetarian": a state said with how often, which a kind's line ("Diet: vegetarian")
+#: would state without it.
+_USUALLY_AM = re.compile(r"^i(?:'m| am)\s+(?:usually|generally|typically|normally)\s+[a-z]", re.I)
 
 
 def _frequency_only(text: str) -> bool:
     """The clause is the user's habit ("I mostly …", "I … most days") that is no statement only
     through its frequency word, and says no change."""
+    if _USUALLY_AM.match(text) and statement(text) and not CHANGE_CUE.search(text):
+        return True
     if statement(text) or not _I_HABIT.match(text) or CHANGE_CUE.search(text):
         return False
-    return bool(FREQUENCY.search(text)) and statement(FREQUENCY.sub("", text))
+    head = re.split(r"[,;:(]|\s[-–—]\s", text, maxsplit=1)[0]
+    # the frequency in the head a line keeps: "I'm a violinist here, mostly studio work" is none
+    return bool(FREQUENCY.search(head)) and statement(FREQUENCY.sub("", text))
 
 
 def _prepare(clause: str, *, opens: bool) -> Clause | None:

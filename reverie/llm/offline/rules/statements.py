@@ -51,7 +51,7 @@ _VERBS = (
     "practise practice sing ride drive cycle commute wear attend belong follow report handle "
     "cover design support chair represent share meditate journal swim climb hike sail surf "
     "dance paint draw sketch photograph write compose produce volunteer translate referee "
-    "umpire coordinate oversee farm"
+    "umpire coordinate oversee farm fast"
 ).split()
 
 #: The third-person forms (``Keeps``, ``Carries``) that open a USER line of this stage.
@@ -104,8 +104,8 @@ _ADVERBS = r"(?:(?:also|still|currently|actually|really|always)\s+)*"
 #: home most days" → ``Works from home most days``): a line without it would say more than the
 #: user did.
 _OFTEN = _Lazy(
-    r"^(?P<s>i|we)\s+(?:(?:also|still|currently|actually|really)\s+)*(?P<a>mostly|mainly|usually|"
-    r"generally|typically|normally|often|regularly)\s+",
+    r"^(?P<s>i|we|i'm|i am)\s+(?:(?:also|still|currently|actually|really)\s+)*(?P<a>mostly|"
+    r"mainly|usually|generally|typically|normally|often|regularly)\s+",
     re.I,
 )
 _OFTEN_TAIL = _Lazy(
@@ -125,7 +125,8 @@ _I_AM = _Lazy(
     r"for)\s.+|(?:retired|semi-retired|self-employed|freelance|deaf|hard of hearing|blind|"
     r"partially sighted|colou?r-?blind|left-handed|right-handed|dyslexic|autistic|disabled|"
     r"muslim|christian|catholic|protestant|orthodox(?: christian| jewish)?|jewish|hindu|buddhist|"
-    r"sikh|atheist|agnostic|mormon|quaker|divorced|widowed|bilingual|trilingual)"
+    r"sikh|atheist|agnostic|mormon|quaker|divorced|widowed|bilingual|trilingual|vegetarian|vegan|"
+    r"pescatarian)"
     r"(?=\s*$|\s+(?:and|since|for)\b))",
     re.I,
 )
@@ -141,6 +142,18 @@ _I_VERB = _Lazy(rf"^i\s+{_ADVERBS}(?P<v>[a-z]+)\s+(?P<p>.+)$", re.I)
 _WE_KEEP = _Lazy(
     rf"^we\s+{_ADVERBS}(?P<v>keep|own|raise|breed|grow|farm|foster)\s+(?P<p>(?:a|an|about|"
     r"around|some|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|forty|fifty)\s.+)$",
+    re.I,
+)
+
+#: A home rented ("we rent a small house out on Kvaloya", "I rent a flat in Gracia"): the line
+#: keeps the kind of home and leaves where it is to the home rules.
+_RENTS = _Lazy(
+    r"^(?!.*\b(?:holidays?|vacation|trip|summer|winter|airbnb|getaway|stay|while|until)\b)"
+    r"(?:i|we)\s+(?:(?:also|still|currently|now)\s+)?rent\s+(?P<p>(?:a|an)\s+(?:(?:small|little|"
+    r"tiny|big|large|two-bedroom|one-bedroom|three-bedroom|shared|basement|studio)\s+)?(?:flat|"
+    r"house|apartment|room|cottage|studio|condo|townhouse|bungalow|cabin|bedsit))"
+    r"(?=\s*$|\s+(?:in|on|out on|out in|out by|out near|near|outside|by|off|at|just|close to|"
+    r"above|with)\b)",
     re.I,
 )
 
@@ -244,9 +257,14 @@ def lines(clause: Clause) -> list[tuple[str, str]]:
     text, often, tail = _often(_head(clause.text))
     if not text or NEGATION.search(text) or _REFUSED.rx.search(text):
         return []
+    if clause.frequency and not (often or tail):
+        return []  # "I cycle mostly to work": a line must keep how often, where it can
     line = _about_user(text)
     if line is not None and (often or tail):
-        line = f"{often.capitalize()} {line[:1].lower()}{line[1:]}".strip() if often else line
+        if often and line.startswith("Is "):
+            line = f"Is {often} {line[3:]}"  # "I'm mostly vegetarian" → "Is mostly vegetarian"
+        elif often:
+            line = f"{often.capitalize()} {line[:1].lower()}{line[1:]}"
         line = f"{line} {tail}" if tail else line
     if line is not None:
         # "I own the business": a bare "the X" points back at something said before
@@ -319,6 +337,9 @@ def _about_user(text: str) -> str | None:
     m = _WORK_FROM.rx.match(text)
     if m:
         return f"Works {m.group('p').lower()}"
+    m = _RENTS.rx.match(text)
+    if m:
+        return f"Rents {m.group('p')}"
     m = _I_AM.rx.match(text)
     if m:
         return f"Is {m.group('p').lower() if m.group('p').islower() else m.group('p')}"
