@@ -147,6 +147,27 @@ def test_a_reversed_rule_replaces_the_old_one_through_dream(tmp_path) -> None:
     assert run.why_finds.get("Keep answers short"), run.why_finds
 
 
+def test_a_format_banned_as_a_change_replaces_the_format_line() -> None:
+    facts = _facts("on second thought, no numbered lists")
+    assert facts == ["Never use numbered lists (replaces: Answer in numbered lists)"]
+    assert _facts("no numbered lists please") == ["Never use numbered lists"]  # no change said
+
+
+def test_a_reversed_format_is_archived_where_why_finds_it(tmp_path) -> None:
+    item = st.Item(
+        "T-73",
+        "T",
+        "correction",
+        None,
+        ("Please answer in tables.", "actually, stop using tables, plain text reads better"),
+        (),
+        (),
+    )
+    run = st.run_item(item, tmp_path)
+    assert ("SOUL.md", "Answer in tables") not in run.lines, run.lines
+    assert run.why_finds.get("Answer in tables"), (run.lines, run.archive)
+
+
 # -- a habit's frequency ---------------------------------------------------------------------------
 
 

@@ -132,6 +132,8 @@ def stop_doing(f: Filling) -> bool:
     f.values["v"] = f.groups["v"].lower()
     if f.values["verb"] == "put" and f.values["v"].startswith(("emoji", "emoticon")):
         f.values["verb"] = "use"  # emojis are used, wherever they are put
+    if _FORMATS.match(f.values["v"]) and _CHANGED.search(f.message or f.match.string):
+        f.template += f" (replaces: Answer in {f.values['v']})"
     return True
 
 
@@ -426,7 +428,8 @@ RULES = [
         r"^(?:please[,\s]+|can (?:you|u) (?:please |pls )?)?(?:stop (?P<g>using|adding|putting|"
         r"puting|writing|including)|(?:don't|do not) "
         r"(?P<b>use|add|put|write|include)) (?:any )?(?P<v>emojis?|emoticons|exclamation marks|"
-        r"bullet points|jargon|markdown tables|headings|filler|small talk|disclaimers|caveats|"
+        r"bullet points|bullets|numbered lists|tables|jargon|markdown tables|headings|filler|"
+        r"small talk|disclaimers|caveats|"
         r"warnings)\b[^.!?]*[.!]?$",
         "Never {verb} {v}",
         negative=True,
@@ -651,9 +654,24 @@ def _code_language(f: Filling) -> bool:
     return bool(value)
 
 
+#: A cue that a rule said is a change of an earlier one.
+_CHANGED = re.compile(
+    r"\b(?:actually|changed my mind|change of plan|scratch that|on second thought|instead|now|"
+    r"any ?more|no longer|from now on|after all)\b",
+    re.I,
+)
+
+
+#: The formats an answer is given in, which a ban said as a change reverses.
+_FORMATS = re.compile(r"^(?:bullet points|bullets|numbered lists|tables)$")
+
+
 def _banned(f: Filling) -> bool:
     value = (f.groups.get("v") or f.groups.get("w") or "").lower()
     f.values["v"] = value
+    if _FORMATS.match(value) and _CHANGED.search(f.message or f.match.string):
+        # "changed my mind, no bullet points": the format line it reverses is replaced
+        f.template += f" (replaces: Answer in {value})"
     return bool(value)
 
 
