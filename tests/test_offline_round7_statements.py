@@ -75,6 +75,40 @@ def test_a_polite_frame_turns_the_verb_into_its_imperative() -> None:
     assert polite_request("Would you mind hiking with me?") is None  # no verb of an answer
 
 
+@pytest.mark.parametrize(
+    ("sentence", "line"),
+    [
+        ("always use imperial with me, feet and pounds and all that", "Use imperial units"),
+        ("Keep the tone friendly please.", "Be friendly"),
+        ("use a formal tone with me", "Be formal"),
+        ("always end with a quick recap", "End answers with a quick recap"),
+        (
+            "Always close with a short summary, my team skims lol",
+            "End answers with a short summary",
+        ),
+        ("pls no tables, just write plain text", "Never use tables"),
+    ],
+)
+def test_a_rule_said_in_other_words_is_read(sentence: str, line: str) -> None:
+    assert _facts(sentence) == [line]
+    assert canon(line).target == "SOUL"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "We use metric always at work.",
+        "the tone of the meeting was formal",
+        "I always end with a summary in my reports",
+        "I finish with a recap at every meeting",
+        "no tables, the slides look cleaner",
+        "Keep it short.",
+    ],
+)
+def test_a_look_alike_of_those_rules_gives_none(sentence: str) -> None:
+    assert not [f for f in _facts(sentence) if canon(f).target == "SOUL"], sentence
+
+
 # -- a rule loosened or reversed retires the old one -----------------------------------------------
 
 

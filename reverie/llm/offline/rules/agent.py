@@ -96,6 +96,10 @@ def an_instruction(f: Filling) -> bool:
     no one reply: "always been like that", "always check the logs first when debugging this one" are
     none."""
     raw = f.groups.get("v", "").strip().rstrip(".!")
+    polite = re.search(r",?\s+(?:please|pls|thanks|thank you)$", raw, re.I)
+    if polite:  # "always use metric units please": the courtesy is no part of the rule
+        raw = raw[: polite.start()]
+        f.values["v3"] = third_person(raw)
     reason = _REASON.search(raw)
     if reason:  # "never suggest peanuts, I'm allergic": the reason is a fact, no part of the rule
         if "allergic" in reason.group(0).lower():
@@ -252,6 +256,31 @@ _NO_TITLE = r"(?!(?:dr|mr|mrs|ms|mx|prof|doctor|professor|sir|dame|madam)\b)"
 
 RULES = [
     # rules for the agent
+    # (these before the free "Always …" rule, which gives nothing once one of them read the clause)
+    # "always use metric for me kilos kilometres celsius all that"
+    rule(
+        r"^(?:please |pls )?(?:always )?use (?P<v>metric|imperial)(?: units)? (?:for|with) me\b",
+        "Use {v} units",
+        finish=lambda f: bool(f.values.update(v=f.values["v"].lower()) or True),
+    ),
+    # "keep the tone casual", "use a friendly tone with me"
+    rule(
+        rf"{TO_AGENT}(?:keep (?:the |your |a )?tone (?:(?:nice and|more|very) )?(?P<v>{_TONES})|"
+        rf"(?:use|keep|take) an? (?:(?:more|very) )?(?P<w>{_TONES}) tone)"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|with me|in your (?:answers|replies))\b)",
+        "Be {v}",
+        finish=lambda f: bool(
+            f.values.update(v=(f.groups.get("v") or f.groups.get("w") or "").lower())
+            or f.values["v"]
+        ),
+    ),
+    # "Always finish with a one-line summary", "end every answer with a short tl;dr"
+    rule(
+        rf"{TO_AGENT}(?:finish|end|close|wrap up) (?:every |each |all |your )?(?:answers? |replies "
+        r"|reply |responses? )?with (?:a |an )?(?P<v>(?:one-line |one line |short |brief |quick )?"
+        r"(?:summary|tl;?dr|recap|takeaway))(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|always)\b)",
+        "End answers with a {v}",
+    ),
     # "Currency in rand please", "prices in pesos pls"
     rule(
         r"^(?:please[,\s]+)?(?:always[,\s]+)?(?:give |show |quote |list |display |put |write "
@@ -459,6 +488,8 @@ RULES = [
     rule(
         rf"^(?:please[,\s]+)?no (?:more )?(?P<v>{_BANNED})(?:[,\s]+(?:please|ever|"
         r"thanks))*\s*[.!]*$"
+        rf"|^(?:please|pls)[,\s]+no (?:more )?(?P<x>{_BANNED})(?=\s*[,;]\s*(?:just |please |pls )?"
+        r"(?:write|use|give|answer|reply|keep|stick)\b)"
         rf"|^(?:please[,\s]+)?no (?:more )?(?P<w>{_BANNED}) (?:in|for) (?:your |the |my )?"
         r"(?:answers|replies|responses|messages)\b",
         "Never use {v}",
@@ -618,6 +649,7 @@ CANON = [
     (r"^Reply in (.+)$", SOUL, "language"),
     (r"^(Keep answers short|Give detailed answers)$", SOUL, "length"),
     (r"^(?:Always|Never) (.+)$", SOUL, None),
+    (r"^(End answers with an? .+)$", SOUL, None),
     (rf"^Be ({_TONES})$", SOUL, None),
     (r"^Give the (.+) first$", SOUL, None),
     (r"^(?:Give )?[Pp]rices in (.+)$", SOUL, "currency"),
@@ -667,7 +699,7 @@ _FORMATS = re.compile(r"^(?:bullet points|bullets|numbered lists|tables)$")
 
 
 def _banned(f: Filling) -> bool:
-    value = (f.groups.get("v") or f.groups.get("w") or "").lower()
+    value = (f.groups.get("v") or f.groups.get("w") or f.groups.get("x") or "").lower()
     f.values["v"] = value
     if _FORMATS.match(value) and _CHANGED.search(f.message or f.match.string):
         # "changed my mind, no bullet points": the format line it reverses is replaced

@@ -445,8 +445,8 @@ _USER_SUBJECT = re.compile(
 )
 #: An instruction to the agent opening the words before the comma ("switch to Celsius, …").
 _TO_AGENT_FIRST = re.compile(
-    r"^(?:(?:actually|ok|okay|so|please|pls|and)[,]?\s+)*(?:switch|change|go back|use|reply|answer|"
-    r"respond|keep|write|call me|give me)\b",
+    r"^(?:(?:actually|ok|okay|so|please|pls|and|always|never)[,]?\s+)*(?:switch|change|go back|use|"
+    r"reply|answer|respond|keep|write|call me|give me|finish|end|close|start|include|skip|avoid)\b",
     re.I,
 )
 #: A hedge that reaches back to the clause before ("…, I guess", "…, if that's ok").
@@ -592,6 +592,8 @@ _EMOJI = re.compile(
 #: ``joking`` let pass): no part of what a line keeps.
 _TRAILING_FILLER = re.compile(
     rf"[,\s]+(?:tbh|ngl|honestly|to be honest|imo|lol|lmao|haha\w*|hehe)\s*(?=[,.!]*$|,)|"
+    r"[,\s]+(?:and )?(?:all that|and stuff|and so on|etc|that sort of thing|that kind of thing)"
+    r"\s*[.!]*$|"
     rf"\s+{_LAUGH}(?=\s*[,.!]*$)",
     re.I,
 )
