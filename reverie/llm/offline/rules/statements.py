@@ -260,13 +260,8 @@ def lines(clause: Clause) -> list[tuple[str, str]]:
     if clause.frequency and not (often or tail):
         return []  # "I cycle mostly to work": a line must keep how often, where it can
     line = _about_user(text)
-    if line is not None and (often or tail):
-        if often and line.startswith("Is "):
-            line = f"Is {often} {line[3:]}"  # "I'm mostly vegetarian" → "Is mostly vegetarian"
-        elif often:
-            line = f"{often.capitalize()} {line[:1].lower()}{line[1:]}"
-        line = f"{line} {tail}" if tail else line
     if line is not None:
+        line = _how_often(line, often, tail)
         # "I own the business": a bare "the X" points back at something said before
         refused = _OTHERS.rx.search(line) or _POSSESSED.rx.search(line) or _BACK.rx.match(line)
         return [(line, USER)] if _bounded(line) and not refused else []
@@ -274,6 +269,16 @@ def lines(clause: Clause) -> list[tuple[str, str]]:
     if line is not None and _bounded(line) and not _POSSESSED.rx.search(line):
         return [(line, MEMORY)]
     return []
+
+
+def _how_often(line: str, often: str, tail: str) -> str:
+    """The line with the frequency the user said: "Mostly cycles to work", "Is mostly vegetarian",
+    "Works from home most days"."""
+    if often and line.startswith("Is "):
+        line = f"Is {often} {line[3:]}"
+    elif often:
+        line = f"{often.capitalize()} {line[:1].lower()}{line[1:]}"
+    return f"{line} {tail}" if tail else line
 
 
 #: Where the statement's head ends: a comma, a colon, a bracket, or a reason after it.
