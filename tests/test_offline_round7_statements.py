@@ -81,7 +81,7 @@ def test_a_polite_frame_turns_the_verb_into_its_imperative() -> None:
         ("always use imperial with me, feet and pounds and all that", "Use imperial units"),
         ("Keep the tone friendly please.", "Be friendly"),
         ("use a formal tone with me", "Be formal"),
-        ("always end with a quick recap", "End answers with a quick recap"),
+        ("end every reply with a quick recap", "End answers with a quick recap"),
         (
             "Always close with a short summary, my team skims lol",
             "End answers with a short summary",
@@ -216,6 +216,7 @@ def test_a_reversed_format_is_archived_where_why_finds_it(tmp_path) -> None:
         ("I work from home", "Works from home"),
         ("I'm mostly vegan.", "Is mostly vegan"),
         ("I'm usually pescatarian", "Is usually pescatarian"),
+        ("mostly vegetarian", "Is mostly vegetarian"),
     ],
 )
 def test_a_habits_frequency_stays_in_its_line(sentence: str, line: str) -> None:

@@ -274,10 +274,12 @@ RULES = [
             or f.values["v"]
         ),
     ),
-    # "Always finish with a one-line summary", "end every answer with a short tl;dr"
+    # "Always finish with a one-line summary", "end every answer with a short tl;dr" ("always end
+    # with a summary" stays the free rule it was, which "stop ending with …" retires)
     rule(
-        rf"{TO_AGENT}(?:finish|end|close|wrap up) (?:every |each |all |your )?(?:answers? |replies "
-        r"|reply |responses? )?with (?:a |an )?(?P<v>(?:one-line |one line |short |brief |quick )?"
+        rf"{TO_AGENT}(?:(?:finish|close|wrap up) (?:every |each |all |your )?(?:answers? |replies "
+        r"|reply |responses? )?|end (?:every |each |all |your )?(?:answers? |replies |reply "
+        r"|responses? ))with (?:a |an )?(?P<v>(?:one-line |one line |short |brief |quick )?"
         r"(?:summary|tl;?dr|recap|takeaway))(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|always)\b)",
         "End answers with a {v}",
     ),
