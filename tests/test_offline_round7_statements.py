@@ -87,6 +87,7 @@ def test_a_polite_frame_turns_the_verb_into_its_imperative() -> None:
             "End answers with a short summary",
         ),
         ("pls no tables, just write plain text", "Never use tables"),
+        ("keep it brief pls, 80 words max", "Keep answers under 80 words"),
     ],
 )
 def test_a_rule_said_in_other_words_is_read(sentence: str, line: str) -> None:
@@ -103,6 +104,7 @@ def test_a_rule_said_in_other_words_is_read(sentence: str, line: str) -> None:
         "I finish with a recap at every meeting",
         "no tables, the slides look cleaner",
         "Keep it short.",
+        "keep it brief, I wrote 800 words today",
     ],
 )
 def test_a_look_alike_of_those_rules_gives_none(sentence: str) -> None:

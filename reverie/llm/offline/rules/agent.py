@@ -198,6 +198,11 @@ def with_number(f: Filling) -> bool:
     return True
 
 
+def _a_limit_said(f: Filling) -> bool:
+    """ "keep it short" with one length limit said beside it: the limit is the rule."""
+    return with_number(f) and f.template != "Keep answers short"
+
+
 def a_language_reply(f: Filling) -> bool:
     value = f.groups.get("v", "")
     f.values["v"] = value[:1].upper() + value[1:].lower()
@@ -282,6 +287,13 @@ RULES = [
         r"|responses? ))with (?:a |an )?(?P<v>(?:one-line |one line |short |brief |quick )?"
         r"(?:summary|tl;?dr|recap|takeaway))(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|always)\b)",
         "End answers with a {v}",
+    ),
+    # "pls keep it short, 150 words max": "keep it short" alone may be about one answer (the hand
+    # corpus's "Please keep it short."), a limit beside it makes it the rule
+    rule(
+        rf"{TO_AGENT}keep it (?:short|brief|concise)\b",
+        "Keep answers short",
+        finish=lambda f: _a_limit_said(f),
     ),
     # "Currency in rand please", "prices in pesos pls"
     rule(
