@@ -23,7 +23,10 @@ first), never a traceback.
 
 from __future__ import annotations
 
+import html
 import importlib
+import importlib.util
+import json
 import logging
 import pkgutil
 import re
@@ -280,23 +283,57 @@ def _iso_country_names() -> list[str]:
     return out
 
 
+#: Faker's attributes that list given names (romanised where the locale's script is not Latin).
+_FAKER_NAMES = re.compile(r"first_(?:romanized_)?names(?:_[a-z]+)*")
+#: A name from ``nomquamgender`` is kept when this many of its sources attest it, with this many
+#: people: "Chidi" (15 sources), "Tevita" (10), "Wanjiru" (8); a typo or a stray word of one
+#: source is left out.
+WORLD_NAME_SOURCES, WORLD_NAME_COUNT = 8, 50
+#: Words people type in chat that name lists collect from forms ("ok", "wanna"): never a name.
+_CHAT_WORDS = frozenset(
+    "ok okay ya yah yeah yep nah wanna gonna gotta lol omg btw idk pls plz thx tbh imo fyi "
+    "hey hi hello bye".split()
+)
+
+
+def _world_names() -> set[str]:
+    """Given names people have worldwide, from ``nomquamgender``'s table (721,000 names gathered
+    from 36 national and international sources, MIT): those several sources attest, in Latin
+    letters, that are no English word (``lemminflect``'s lexicon: "will", "grace" stay only if
+    Faker lists them), no tool, language or nationality and no chat word. The table is read as a
+    file: the package's own import pulls in pandas."""
+    from .rules.lexicon import LANGUAGES, NATIONALITIES, TECH, TIME_WORDS
+
+    spec = importlib.util.find_spec("nomquamgender")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("nomquamgender is not installed (test extra)")
+    folder = next(iter(spec.submodule_search_locations))
+    with open(f"{folder}/name_data.json", encoding="utf-8") as f:
+        table = json.load(f)
+    refused = _english_words() | TECH | LANGUAGES | NATIONALITIES | TIME_WORDS | _CHAT_WORDS
+    out = set()
+    for name, (sources, count, *_) in table.items():
+        if sources >= WORLD_NAME_SOURCES and count >= WORLD_NAME_COUNT:
+            folded = fold(html.unescape(name))
+            if re.fullmatch(r"[a-z][a-z'-]*[a-z]", folded) and folded not in refused:
+                out.add(folded)
+    return out
+
+
 def build_lists() -> dict[str, list[str]]:
-    """The shipped lists, from their sources: places (``_build_places``), ``faker``'s per-locale
-    given-name lists and ``lemminflect``'s nouns. Needs the test extra; used to write
-    ``reverie/llm/offline/data/`` and by the test that checks it."""
+    """The shipped lists, from their sources: places (``_build_places``), given names (``faker``'s
+    per-locale lists and ``_world_names``) and ``lemminflect``'s nouns. Needs the test extra; used
+    to write ``reverie/llm/offline/data/`` and by the test that checks it."""
     person = importlib.import_module("faker.providers.person")
     names: set[str] = set()
     for info in pkgutil.iter_modules(person.__path__):
         provider = importlib.import_module(f"faker.providers.person.{info.name}").Provider
-        for attr in (
-            "first_names",
-            "first_names_male",
-            "first_names_female",
-            "first_names_nonbinary",
-        ):
-            found = vars(provider).get(attr)
-            if isinstance(found, dict | tuple | list | set | frozenset):
+        for attr, found in vars(provider).items():
+            if _FAKER_NAMES.fullmatch(attr) and isinstance(
+                found, dict | tuple | list | set | frozenset
+            ):
                 _add(names, found)
+    names |= _world_names()
     places, lower = _build_places()
     return {
         PLACES: places,
@@ -325,7 +362,8 @@ _HEADERS = {
     GIVEN_NAMES: (
         "# Given names in Latin script, case folded, from the per-locale person providers of "
         "Faker {version}\n"
-        "# (MIT). Regenerate: python -m reverie.llm.offline\n"
+        "# (MIT) and the names nomquamgender {nqg} (MIT) has from several sources. Regenerate: "
+        "python -m reverie.llm.offline\n"
     ),
     NOUNS: (
         "# English nouns that are never adjectives, adverbs or auxiliaries, base forms, from the "
@@ -353,7 +391,11 @@ def write_lists() -> None:
     for name, lines in build_lists().items():
         atomic_write(
             folder / name,
-            _HEADERS[name].format(version=versions[name], pycountry=version("pycountry"))
+            _HEADERS[name].format(
+                version=versions[name],
+                pycountry=version("pycountry"),
+                nqg=version("nomquamgender"),
+            )
             + "\n".join(lines)
             + "\n",
         )
