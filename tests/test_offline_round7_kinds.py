@@ -75,6 +75,8 @@ PETS = [
         "We have a pair of Siberian huskies, Loki and Freya.",
         ["Has a husky named Loki", "Has a husky named Freya"],
     ),
+    # the pair said alone as a note
+    ("2 dogs, Biscuit and Gravy", ["Has a dog named Biscuit", "Has a dog named Gravy"]),
     # a lower-case name given after the pet
     ("we got a rescue whippet in may his name is bolt", ["Has a whippet named Bolt"]),
 ]
@@ -87,6 +89,7 @@ NOT_PETS = [
     "my neighbour got a whippet, his name is bolt",
     "we got a rescue whippet, his name is running",  # a word, not a name
     "Should I get two indoor cats, Miso and Udon?",
+    "Two cats, Salt and Pepper, belong to my sister.",
 ]
 
 
@@ -103,9 +106,8 @@ def test_no_pet_from_look_alikes(message: str) -> None:
 # -- favourites ----------------------------------------------------------------------------------------
 FAVOURITES = [
     ("my favourite album of all time is blue lines", ["Favourite album: Blue Lines"]),
-    ("Favourite board game of all time is Catan", []),  # two words of kind: left
-    ("Favourite snack is salted popcorn, no contest.", ["Favourite snack: salted popcorn"]),
-    ("fav drink is oat milk chai", ["Favourite drink: oat milk chai"]),
+    ("My favourite snack is salted popcorn, no contest.", ["Favourite snack: salted popcorn"]),
+    ("my fav drink is oat milk chai", ["Favourite drink: oat milk chai"]),
     ("pierogi is my favourite food hands down", ["Favourite food: pierogi"]),
     ("inception is my all time fav film", ["Favourite film: Inception"]),
     ("my fave band is Khruangbin by a mile", ["Favourite band: Khruangbin"]),
@@ -119,6 +121,7 @@ NOT_FAVOURITES = [
     "this is my favourite film",
     "it is my favourite food",
     "fav part is the ending",
+    "fave food is sushi",  # said bare: a later "changed my mind, it's ramen now" is not read
     "pierogi was my favourite food as a kid",
     "My kids' favourite snack is popcorn",
 ]
@@ -134,10 +137,23 @@ def test_no_favourite_of_someone_else_or_a_question(message: str) -> None:
     _none_of(message, ("Favourite",))
 
 
+def test_a_dislike_ends_where_a_run_on_clause_says_why() -> None:
+    _check("I really hate olives they taste like soap", ["Dislikes olives"])
+    assert not [f for f in facts("I really hate olives they taste like soap") if "taste" in f]
+    _none_of("I hate it when the bus is late", ("Dislikes",))
+
+
+def test_mad_about_a_sport_or_a_pastime_is_a_like_never_anger() -> None:
+    _check("I'm mad about cricket.", ["Likes cricket"])
+    _check("I'm absolutely mad about climbing", ["Likes climbing"])
+    for message in ("I'm mad about politics", "I'm mad about the delay", "I'm mad about losing it"):
+        _none_of(message, ("Likes",))
+
+
 # -- work ------------------------------------------------------------------------------------------------
 WORK = [
-    ("I teach physics at a sixth form college in Hull.", ["Teaches physics"]),
-    ("i teach french in a primary school", ["Teaches French"]),
+    ("I teach physics at a sixth form college in Hull.", ["Works as physics teacher"]),
+    ("i teach french in a primary school", ["Works as French teacher"]),
     ("I do data engineering at Zalando.", ["Works at Zalando"]),
     ("I do marketing for Oatly these days.", ["Works at Oatly"]),
     ("I work from home three days a week", ["Works from home three days a week"]),
@@ -145,6 +161,12 @@ WORK = [
     ("I'm fully remote.", ["Works remotely"]),
     ("I work part time as a pharmacy technician.", ["Works part-time"]),
     ("I'm on a 4 day week now.", ["Works a four-day week"]),
+    ("occupation: paramedic, st james hospital", ["Works as paramedic"]),
+    ("I freelance as a copywriter, mostly for agencies.", ["Works as freelance copywriter"]),
+    (
+        "I've taught biology at a grammar school in Kent for 9 years.",
+        ["Works as biology teacher"],
+    ),
     ("I work a four-day week, Fridays off.", ["Works a four-day week"]),
 ]
 
@@ -157,9 +179,11 @@ NOT_WORK = [
     ("I work from home today", ("Works",)),
     ("I'm working from home this week", ("Works",)),
     ("If I work part time I can study", ("Works",)),
-    ("my sister teaches chemistry at a secondary school", ("Teaches",)),
-    ("I teach my kids maths at home", ("Teaches",)),
+    ("my sister teaches chemistry at a secondary school", ("Works as",)),
+    ("I teach my kids maths at home", ("Works as",)),
     ("I do yoga at Fitness First.", ("Works at",)),
+    ("my wife has taught maths at a school for years", ("Works as",)),
+    ("work: busy as always", ("Works as",)),
 ]
 
 

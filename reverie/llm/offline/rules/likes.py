@@ -86,6 +86,15 @@ _LIKE_END = (
 )
 
 
+def _sport_or_pastime(value: str) -> bool:
+    """A sport the engine knows, or a pastime said as one word in -ing ("cricket", "climbing")."""
+    words = value.lower().split()
+    return bool(words) and (
+        bool(re.fullmatch(SPORTS, value.lower()))
+        or (len(words) <= 2 and words[-1].endswith("ing") and is_pastime(value))
+    )
+
+
 def is_title_or_name(value: str) -> bool:
     """A team or a club by its name: capitalised, no person, no place alone ("I support Barcelona"
     names a club, but "I support Sarah" a person)."""
@@ -163,6 +172,12 @@ def _own_favourite(value: str) -> bool:
     )
 
 
+#: A disliked thing, ending also where a run-on clause says why ("olives they taste awful",
+#: "coriander tastes like soap to me").
+_RUN_ON_VAL = (
+    r"(?P<v>[^,.;:!?()]{1,60}?)(?=\s+(?:they|it|it's|its|that's|tastes?|smells?|looks?|sounds?|"
+    rf"makes? me|gives? me)\b|{STOP[3:-1]})"
+)
 #: Kinds of favourite whose value is a title or a name, written with its capitals ("Spirited
 #: Away", "Crowded House").
 _TITLED = frozenset(
@@ -258,7 +273,8 @@ RULES = [
         negative=True,
     ),
     rule(
-        rf"\bi (?:really |also |just )?(?:hate|dislike|detest|can't stand|cannot stand) {VAL}",
+        r"\bi (?:really |also |just )?(?:hate|dislike|detest|can't stand|cannot stand) "
+        rf"{_RUN_ON_VAL}",
         "Dislikes {v}",
         {"v": is_any_thing},
         negative=True,
@@ -322,11 +338,18 @@ RULES = [
         each=True,
     ),
     rule(
-        r"\bi(?:'m| am) (?:totally |so |really |a bit |kind of )?(?:obsessed with|crazy about|"
-        r"hooked on) "
+        r"\bi(?:'m| am) (?:totally |so |really |a bit |kind of |absolutely )?(?:obsessed with|"
+        r"crazy about|nuts about|wild about|hooked on) "
         rf"{VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         {"v": is_pastime},
+    ),
+    # "I'm mad about cricket": a sport or a pastime in -ing ("mad about the delay", "… about
+    # politics" is anger as often)
+    rule(
+        rf"\bi(?:'m| am) (?:absolutely |totally |just )?mad about {VAL}{_CLAUSE_END}",
+        "Likes {v}",
+        {"v": _sport_or_pastime},
     ),
     rule(
         r"^(?P<v>[a-z]+ing(?: [a-z]+){0,2}) (?:is|has always been|has been) (?:my way|how i(?:'ve "
@@ -512,11 +535,11 @@ RULES = [
         "Prefers {v}",
         {"v": is_thing},
     ),
-    # "my favourite band of all time is crowded house", "Favourite game of all time is Disco
-    # Elysium", "fav food is masala dosa": a favourite with its degree, or said without "my" at the
-    # start of its clause (the user's own: nobody else's favourite opens a clause bare)
+    # "my favourite band of all time is crowded house", "my fav food is masala dosa no contest": a
+    # favourite with its degree (said without "my" it is left: "fave food is sushi" then "changed
+    # my mind, it's ramen now" would leave the old line, as that change is not read)
     rule(
-        r"(?:\bmy |^(?:and |oh |also |honestly,? )?)(?:all[- ]time )?"
+        r"\bmy (?:all[- ]time )?"
         r"(?:fav|fave|favorite|favourite) "
         rf"(?P<k>[a-z]+)(?: of all time| ever| in the world| by far)? is {_FAV_VAL}",
         "Favourite {k}: {v}",

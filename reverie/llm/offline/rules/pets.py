@@ -297,8 +297,14 @@ RULES = [
     # "two cats, Salt and Pepper"
     *rules_of(
         (
-            rf"{_HELD} (?:two|three|a pair of) {_PAIR_KIND}(?: (?:named|called)|,) {NAME}(?= and )",
-            rf"{_HELD} (?:two|three|a pair of) {_PAIR_KIND}(?: (?:named|called)|,) "
+            rf"{_HELD} (?:two|three|2|3|a pair of) {_PAIR_KIND}(?: (?:named|called)|,) {NAME}"
+            r"(?= and )",
+            # "2 cats, Mango and Kiwi", said alone as a note (never "…, belong to my sister")
+            rf"^(?:two|three|2|3|a pair of) {_PAIR_KIND}(?: (?:named|called)|,) {NAME}"
+            r"(?= and (?-i:[A-Z])[\w'’-]+\s*(?:[.!]|$))",
+            rf"^(?:two|three|2|3|a pair of) {_PAIR_KIND}(?: (?:named|called)|,) "
+            r"(?-i:[A-Z])[\w'’-]+ and (?P<v>(?-i:[A-Z])[\w'’-]+)(?=\s*(?:[.!]|$))",
+            rf"{_HELD} (?:two|three|2|3|a pair of) {_PAIR_KIND}(?: (?:named|called)|,) "
             r"(?-i:[A-Z])[\w'’-]+ "
             r"and "
             r"(?P<v>(?-i:[A-Z])[\w'’-]+)",
@@ -357,7 +363,7 @@ RULES += [
     rule(
         rf"\b(?:my|our) (?:(?:old|young|little|big|rescue|senior) )?(?:(?P<c>{COLOURS}) )?"
         rf"(?P<k>{BREEDS}|{PETS}),? {NAME},?\s+(?:is|was|has|just|loves|likes|hates|sleeps|"
-        r"turns|turned|and|gets|needs|keeps|eats|goes|hides)\b",
+        r"turns|turned|and|gets|needs|eats|goes|hides)\b",
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",

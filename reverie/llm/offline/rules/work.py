@@ -169,7 +169,17 @@ RULES = [
         "Works as {v}",
         {"v": is_role},
     ),
-    rule(rf"^my job ?: ?(?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
+    rule(
+        rf"^(?:my )?(?:job|work|occupation|profession) ?: ?(?:an? )?{_ROLE}",
+        "Works as {v}",
+        {"v": is_role},
+    ),
+    # "I freelance as a UX designer from Buenos Aires"
+    rule(
+        rf"\bi(?: now| mostly)? freelance as (?:an? )?{_ROLE}",
+        "Works as freelance {v}",
+        {"v": is_role},
+    ),
     # "my title is Senior ML Engineer"
     rule(rf"\bmy (?:job |official )?title is (?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
     # students: "Third-year PhD student in linguistics at Tel Aviv University"
@@ -476,7 +486,8 @@ def _hyphenated(f: Filling) -> bool:
 
 
 def _subject_name(f: Filling) -> bool:
-    """A subject named after a language is written with its capital ("Teaches English")."""
+    """A subject named after a language is written with its capital ("Works as English teacher");
+    the line is a role, so a job left or a retirement retires it as any title."""
     if f.values["v"].lower() in ("english", "french", "spanish", "german", "italian", "latin"):
         f.values["v"] = f.values["v"].capitalize()
     return True
@@ -518,7 +529,15 @@ RULES += [
     # "I teach chemistry at a secondary school in Tbilisi": the subject taught is the job
     rule(
         rf"\bi(?: currently| also)? teach (?P<v>{_SUBJECTS}) {_SCHOOL}",
-        "Teaches {v}",
+        "Works as {v} teacher",
+        finish=_subject_name,
+    ),
+    # "I've taught maths at a secondary school in Uppsala for 14 years": taught until now
+    rule(
+        rf"\bi(?:'ve| have) (?:taught|been teaching) (?P<v>{_SUBJECTS}) {_SCHOOL}[^.;]*?"
+        r"\b(?:for (?:\d+|a few|many|several|two|three|four|five|six|seven|eight|nine|ten|"
+        r"[a-z]+teen|twenty|thirty) years|since)\b",
+        "Works as {v} teacher",
         finish=_subject_name,
     ),
     # "I do data science at Grab": a field of work at an employer
@@ -558,7 +577,6 @@ RULES += [
 
 CANON = [
     (r"^Works at (.+)$", USER, "employer"),
-    (r"^Teaches (.+)$", USER, "role"),
     (
         r"^Works (?:from home|remotely|part-time|full-time|an? (?:four|three)-day week)\b",
         USER,
