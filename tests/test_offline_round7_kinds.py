@@ -162,7 +162,6 @@ WORK = [
     ("I work part time as a pharmacy technician.", ["Works part-time"]),
     ("I'm on a 4 day week now.", ["Works a four-day week"]),
     ("occupation: paramedic, st james hospital", ["Works as paramedic"]),
-    ("I freelance as a copywriter, mostly for agencies.", ["Works as freelance copywriter"]),
     (
         "I've taught biology at a grammar school in Kent for 9 years.",
         ["Works as biology teacher"],

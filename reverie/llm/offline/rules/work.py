@@ -174,12 +174,6 @@ RULES = [
         "Works as {v}",
         {"v": is_role},
     ),
-    # "I freelance as a UX designer from Buenos Aires"
-    rule(
-        rf"\bi(?: now| mostly)? freelance as (?:an? )?{_ROLE}",
-        "Works as freelance {v}",
-        {"v": is_role},
-    ),
     # "my title is Senior ML Engineer"
     rule(rf"\bmy (?:job |official )?title is (?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
     # students: "Third-year PhD student in linguistics at Tel Aviv University"
