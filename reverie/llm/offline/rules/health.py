@@ -261,7 +261,88 @@ RULES = [
     ),
 ]
 
+#: Diets a doctor puts people on, by what they keep low ("a low-FODMAP diet", "low salt diet").
+_LOW_DIET = (
+    r"(?P<v>low[- ]?(?:fodmap|sodium|salt|fat|carb|sugar|residue|gi|histamine|protein|oxalate|"
+    r"cholesterol|potassium))"
+)
+#: The user, as typed: "I'm", "I am", "im".
+_I_AM = r"\b(?:i'm|i am|im)"
+
+
+def _low_diet(f: Filling) -> bool:
+    """ "low salt", "low-FODMAP": written "low-salt", "low-FODMAP"."""
+    rest = re.sub(r"^low[- ]?", "", f.values["v"], flags=re.I)
+    f.values["v"] = "low-" + (rest.upper() if rest.lower() in ("fodmap", "gi") else rest.lower())
+    return True
+
+
 RULES += [
+    # a diet kept low, said with "on" or put on by a doctor: "I'm on a low-FODMAP diet for IBS",
+    # "im on low salt diet", "Doctor has me on a low-sodium diet because of my blood pressure"
+    rule(
+        rf"(?:{_I_AM} (?:now |currently |strictly )?on|\b(?:my |the )?(?:doctor|doc|gp|dietitian|"
+        r"dietician|cardiologist)(?: has| put| has put|'s put| keeps)? me on) (?:an? |the )?"
+        r"(?:strict )?"
+        rf"{_LOW_DIET} diet\b",
+        "Diet: {v}",
+        finish=_low_diet,
+    ),
+    # the reason given with such a diet: "… diet for IBS", "… diet because of my blood pressure"
+    rule(
+        r"\bdiet,? (?:for|because of|due to) (?:my )?(?P<v>ibs|crohn'?s|diabetes|"
+        r"type [12] diabetes|"
+        r"high blood pressure|hypertension|kidney disease|gout|coeliac disease|celiac disease)\b",
+        "Has {v}",
+        None,
+        "permanent",
+        finish=as_condition,
+    ),
+    rule(
+        rf"(?:{_I_AM} (?:now |currently )?on|\b(?:doctor|doc|gp)(?: has| put| has put|'s put)? "
+        r"me on) "
+        rf"(?:an? )?{_LOW_DIET.replace('(?P<v>', '(?:')} diet,? (?:for|because of|due to) my "
+        r"(?:blood pressure|bp)\b",
+        "Has high blood pressure",
+        None,
+        "permanent",
+    ),
+    # "high BP", "high blood pressure" said as a note of the user's own ("im on low salt diet, high
+    # BP")
+    rule(
+        r"^(?:and )?(?:i have )?(?:high bp|high blood pressure|hypertension)(?=\s*(?:[,.;!]|$))",
+        "Has high blood pressure",
+        None,
+        "permanent",
+    ),
+    # a condition had for a long time: "I've had migraines since my twenties", "I've had asthma
+    # since I was a kid" (never "all week": a passing state)
+    rule(
+        rf"\bi(?:'ve| have) had (?P<v>{CONDITIONS}) "
+        r"(?=since (?:i was|my|childhood|birth|(?:19|20)\d\d)|"
+        r"for (?:\d+|a few|many|several|two|three|four|five|ten|twenty) years|all my life|my whole "
+        r"life)",
+        "Has {v}",
+        None,
+        "permanent",
+        finish=as_condition,
+    ),
+    # "I'm vegan and allergic to sesame": the allergy shares the subject of its clause
+    rule(
+        rf"{_I_AM} (?:an? )?[a-z-]+(?: [a-z-]+)? and (?:also )?(?:(?:severely|seriously|very|"
+        r"mildly|"
+        rf"deathly|extremely|really|highly) )?allergic to {VAL}",
+        "Allergic to {v}",
+        {"v": is_allergen},
+        "permanent",
+    ),
+    # "vegan since 2019", "vegetarian for ten years now": a diet said first, with how long
+    rule(
+        r"^(?P<v>vegetarian|vegan|pescatarian) (?=since (?:i was|(?:19|20)\d\d|my|childhood)|for "
+        r"(?:\d+|a few|many|several|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|"
+        r"about|over|almost|nearly) )",
+        "Is {v}",
+    ),
     # "i carry an epipen everywhere", "epipen always on me"
     rule(
         r"\b(?:i|and)(?: always| also)? (?:carry|cary|have|keep) an? epi-?pen(?!\s+for\b)\b"

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import given_name, known_place
+from ..kinds import common_given_name, known_place
 from .core import USER, Filling, rule, word_set
 from .lexicon import INSTRUMENTS, MEDIA, QUALIFIERS, SPORTS
-from .phrases import VAL
+from .phrases import STOP, VAL
 from .values import (
     is_about,
     is_activity,
@@ -86,11 +86,20 @@ _LIKE_END = (
 )
 
 
+def _sport_or_pastime(value: str) -> bool:
+    """A sport the engine knows, or a pastime said as one word in -ing ("cricket", "climbing")."""
+    words = value.lower().split()
+    return bool(words) and (
+        bool(re.fullmatch(SPORTS, value.lower()))
+        or (len(words) <= 2 and words[-1].endswith("ing") and is_pastime(value))
+    )
+
+
 def is_title_or_name(value: str) -> bool:
     """A team or a club by its name: capitalised, no person, no place alone ("I support Barcelona"
     names a club, but "I support Sarah" a person)."""
     words = value.split()
-    return bool(words) and not given_name(words[0]) and all(w[:1].isupper() for w in words)
+    return bool(words) and not common_given_name(words[0]) and all(w[:1].isupper() for w in words)
 
 
 def as_gerund(f: Filling) -> bool:
@@ -148,6 +157,45 @@ def the_pet_kind(f: Filling) -> bool:
     if not m:
         return False
     f.values["v"] = m.group("k").lower() + "s"
+    return True
+
+
+def _own_favourite(value: str) -> bool:
+    """A favourite thing named, not a pronoun, a vague word or someone else's ("my grandma's
+    feijoada" is the user's favourite, but its line would read "my")."""
+    first = value.split(" ", 1)[0].lower() if value.strip() else ""
+    return (
+        is_thing(value)
+        and is_specific(value)
+        and first not in ("my", "our", "his", "her", "their", "your")
+        and value.lower() not in _NOT_NAMES
+    )
+
+
+#: A disliked thing, ending also where a run-on clause says why ("olives they taste awful",
+#: "coriander tastes like soap to me").
+_RUN_ON_VAL = (
+    r"(?P<v>[^,.;:!?()]{1,60}?)(?=\s+(?:they|it|it's|its|that's|tastes?|smells?|looks?|sounds?|"
+    rf"makes? me|gives? me)\b|{STOP[3:-1]})"
+)
+#: Kinds of favourite whose value is a title or a name, written with its capitals ("Spirited
+#: Away", "Crowded House").
+_TITLED = frozenset(
+    "book novel movie film show series song band singer artist author writer team album "
+    "game".split()
+)
+#: A favourite's value, up to where it ends or a phrase of degree after it ("masala dosa no
+#: contest", "Radiohead by a mile").
+_FAV_VAL = (
+    r"(?P<v>[^,.;:!?()]{1,60}?)(?=\s+(?:no contest|hands down|by far|by a mile|for sure|of all "
+    rf"time)\b|{STOP[3:-1]})"
+)
+
+
+def _title_capitals(f: Filling) -> bool:
+    """A title typed in lower case is written with its capitals; a food keeps its case."""
+    if f.groups.get("k", "").lower() in _TITLED:
+        return capital_name(f)
     return True
 
 
@@ -225,7 +273,8 @@ RULES = [
         negative=True,
     ),
     rule(
-        rf"\bi (?:really |also |just )?(?:hate|dislike|detest|can't stand|cannot stand) {VAL}",
+        r"\bi (?:really |also |just )?(?:hate|dislike|detest|can't stand|cannot stand) "
+        rf"{_RUN_ON_VAL}",
         "Dislikes {v}",
         {"v": is_any_thing},
         negative=True,
@@ -289,11 +338,18 @@ RULES = [
         each=True,
     ),
     rule(
-        r"\bi(?:'m| am) (?:totally |so |really |a bit |kind of )?(?:obsessed with|crazy about|"
-        r"hooked on) "
+        r"\bi(?:'m| am) (?:totally |so |really |a bit |kind of |absolutely )?(?:obsessed with|"
+        r"crazy about|nuts about|wild about|hooked on) "
         rf"{VAL}{_WHOLE}{_CLAUSE_END}",
         "Likes {v}",
         {"v": is_pastime},
+    ),
+    # "I'm mad about cricket": a sport or a pastime in -ing ("mad about the delay", "… about
+    # politics" is anger as often)
+    rule(
+        rf"\bi(?:'m| am) (?:absolutely |totally |just )?mad about {VAL}{_CLAUSE_END}",
+        "Likes {v}",
+        {"v": _sport_or_pastime},
     ),
     rule(
         r"^(?P<v>[a-z]+ing(?: [a-z]+){0,2}) (?:is|has always been|has been) (?:my way|how i(?:'ve "
@@ -479,6 +535,17 @@ RULES = [
         "Prefers {v}",
         {"v": is_thing},
     ),
+    # "my favourite band of all time is crowded house", "my fav food is masala dosa no contest": a
+    # favourite with its degree (said without "my" it is left: "fave food is sushi" then "changed
+    # my mind, it's ramen now" would leave the old line, as that change is not read)
+    rule(
+        r"\bmy (?:all[- ]time )?"
+        r"(?:fav|fave|favorite|favourite) "
+        rf"(?P<k>[a-z]+)(?: of all time| ever| in the world| by far)? is {_FAV_VAL}",
+        "Favourite {k}: {v}",
+        {"v": _own_favourite},
+        finish=lambda f: _a_kind_of_favourite(f) and _title_capitals(f),
+    ),
     rule(rf"\bmy favou?rite (?P<k>[a-z]+) is {VAL}", "Favourite {k}: {v}", {"v": is_thing}),
     # "my fav food is nasi lemak": a favourite typed short (said with "my": a subjectless "fave
     # food is sushi" is left, as a later change of it may go unread)
@@ -512,6 +579,17 @@ RULES = [
         "Favourite {k}: {v}",
         {"v": is_specific},
         finish=capital_name,
+    ),
+    # "khinkali is my favourite food", "spirited away is my all time fav film": a thing or a title
+    # typed in lower case, the kind said after it (a title is written with its capitals)
+    rule(
+        r"^(?P<v>[a-z][\w'’-]*(?: [a-z][\w'’-]*){0,2}) (?:is|are) (?:definitely |probably |still )?"
+        r"my (?:all[- ]time )?(?:favou?rite|fave?) (?P<k>food|dish|drink|snack|dessert|cuisine|"
+        r"sport|fruit|book|novel|movie|film|show|series|song)"
+        r"(?=\s*(?:[,.;!]|$)|,? (?:no contest|hands down|by far|of all time|ever)\b)",
+        "Favourite {k}: {v}",
+        {"v": _own_favourite},
+        finish=_title_capitals,
     ),
     rule(
         r"(?:^|(?<=, ))(?P<v>(?-i:[A-Z])[\w'’-]*(?:\s(?:of|the|and|(?-i:[A-Z])[\w'’-]*)){0,4}) "
@@ -681,7 +759,7 @@ def _cut_or_personal(words: list[str], lower: list[str]) -> bool:
     return (
         len(words) == 1
         and words[0][:1].isupper()
-        and given_name(words[0])
+        and common_given_name(words[0])
         and not known_place(words[0])
     )
 

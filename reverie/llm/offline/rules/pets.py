@@ -42,7 +42,26 @@ _PLURALS = (
     "axolotls|"
     "chickens|hens|goats|ponies|ferrets|rats|mice"
 )
-_SINGULAR = {"ponies": "pony", "mice": "mouse", "fish": "fish"}
+_SINGULAR = {
+    "ponies": "pony",
+    "mice": "mouse",
+    "fish": "fish",
+    "huskies": "husky",
+    "greyhounds": "greyhound",
+    "beagles": "beagle",
+    "labradors": "labrador",
+    "labs": "labrador",
+    "terriers": "terrier",
+    "collies": "collie",
+    "budgies": "budgie",
+    "horses": "horse",
+    "axolotls": "axolotl",
+    "tortoises": "tortoise",
+    "turtles": "turtle",
+    "hamsters": "hamster",
+    "birds": "bird",
+    "parrots": "parrot",
+}
 #: A pet by kind or breed, after at most two words that describe it ("a ginger cat", "an old
 #: shiba", "a rescue pitbull mix").
 _ANIMAL = rf"(?:[a-z-]+ ){{0,2}}?(?P<k>{BREEDS}|{PETS})(?: mix)?"
@@ -103,10 +122,27 @@ def breed_named(f: Filling) -> bool:
     name = f.groups.get("v", "")
     if name.lower() in NOT_NAMES:
         return False
-    if (kind in _AMBIGUOUS or re.fullmatch(PETS, kind)) and not given_name(name):
+    if kind in _AMBIGUOUS and not given_name(name):
+        return False
+    if re.fullmatch(PETS, kind) and not given_name(name) and not _proper_name_after(f, name):
         return False
     named_pet(f)  # the article and the kind's name; any proper name will do for a breed
     return True
+
+
+def _proper_name_after(f: Filling, name: str) -> bool:
+    """ "My cat Mochi is diabetic", "our dog Kuma has …": a capitalised word right after the pet's
+    word is its name, though no given name, when the sentence is not written in title case (the verb
+    after it is in lower case) and the word is no English noun ("My parrot Squawk is loud" may name
+    the sound; "cat Food", "dog Walker" make one thing with the pet's word)."""
+    verb = f.match.group(0).split()[-1]
+    return (
+        name[:1].isupper()
+        and " " not in name
+        and verb.islower()
+        and name.lower() not in NOT_NAMES
+        and not noun(name.lower())
+    )
 
 
 #: A pet's name typed in lower case, and where it ends.
@@ -123,6 +159,16 @@ def _lower_name(f: Filling, *, named: bool) -> bool:
     f.groups["v"] = f.values["v"] = name.capitalize()
     named_pet(f)  # the article and the kind's name
     return True
+
+
+def _lower_named_in_context(f: Filling) -> bool:
+    """ "his name is bolt": a lower-case name (as ``_lower_name`` reads it) of the one pet the
+    message holds."""
+    name = f.groups.get("v", "").lower()
+    if name in NOT_NAMES or (not given_name(name) and noun(name)):
+        return False
+    f.groups["v"] = f.values["v"] = name.capitalize()
+    return named_in_context(f)
 
 
 def _lower_gone(f: Filling) -> bool:
@@ -182,6 +228,13 @@ def _no_here(f: Filling) -> bool:
     f.values["v"] = re.sub(r"\s+in (?:my|our) (?:town|city|area|village)$", "", value).strip()
     return True
 
+
+#: The kind of two pets named together, with one word of how they live or look ("two indoor cats",
+#: "two rescue dogs", "two Siberian huskies").
+_PAIR_KIND = (
+    r"(?:(?:indoor|outdoor|rescue|old|young|little|senior|(?-i:[A-Z])[a-z]+) )?"
+    rf"(?P<k>{_PLURALS}|huskies|greyhounds|beagles|labradors|labs|terriers|collies|budgies)"
+)
 
 RULES = [
     *rules_of(
@@ -244,8 +297,15 @@ RULES = [
     # "two cats, Salt and Pepper"
     *rules_of(
         (
-            rf"{_HELD} (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) {NAME}(?= and )",
-            rf"{_HELD} (?:two|three) (?P<k>{_PLURALS})(?: (?:named|called)|,) (?-i:[A-Z])[\w'’-]+ "
+            rf"{_HELD} (?:two|three|2|3|a pair of) {_PAIR_KIND}(?: (?:named|called)|,) {NAME}"
+            r"(?= and )",
+            # "2 cats, Mango and Kiwi", said alone as a note (never "…, belong to my sister")
+            rf"^(?:two|three|2|3|a pair of) {_PAIR_KIND}(?: (?:named|called)|,) {NAME}"
+            r"(?= and (?-i:[A-Z])[\w'’-]+\s*(?:[.!]|$))",
+            rf"^(?:two|three|2|3|a pair of) {_PAIR_KIND}(?: (?:named|called)|,) "
+            r"(?-i:[A-Z])[\w'’-]+ and (?P<v>(?-i:[A-Z])[\w'’-]+)(?=\s*(?:[.!]|$))",
+            rf"{_HELD} (?:two|three|2|3|a pair of) {_PAIR_KIND}(?: (?:named|called)|,) "
+            r"(?-i:[A-Z])[\w'’-]+ "
             r"and "
             r"(?P<v>(?-i:[A-Z])[\w'’-]+)",
             # "Max is my beagle", "Chico, my African grey, is 22"
@@ -303,7 +363,7 @@ RULES += [
     rule(
         rf"\b(?:my|our) (?:(?:old|young|little|big|rescue|senior) )?(?:(?P<c>{COLOURS}) )?"
         rf"(?P<k>{BREEDS}|{PETS}),? {NAME},?\s+(?:is|was|has|just|loves|likes|hates|sleeps|"
-        r"turns|turned|and)\b",
+        r"turns|turned|and|gets|needs|eats|goes|hides)\b",
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",
@@ -365,6 +425,14 @@ RULES += [
         None,
         "permanent",
         finish=lambda f: _lower_name(f, named=True),
+    ),
+    # "we got a rescue greyhound last spring his name is bolt": the pet the message holds
+    rule(
+        rf"\b(?:his|her|its) name(?:'s| is|s)? (?P<v>{_LOWER_NAME}){_LOWER_END}",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=_lower_named_in_context,
     ),
     # its death typed the same way, so the line it gave leaves: "nibbles died last wk"
     rule(

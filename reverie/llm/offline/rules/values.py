@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import given_name, known_language, known_place, known_place_in_lower_case, noun
+from ..kinds import (
+    common_given_name,
+    known_language,
+    known_place,
+    known_place_in_lower_case,
+    noun,
+)
 from .core import word_set
 from .lexicon import (
     CONNECTORS,
@@ -239,7 +245,7 @@ def is_tech(value: str) -> bool:
     return (
         is_tool(value)
         and not known_place(first)
-        and not given_name(first)
+        and not common_given_name(first)
         and not is_language(first)
     )
 
@@ -364,7 +370,7 @@ def is_title(value: str) -> bool:
     return (
         len(value.split()) >= 2
         and words[0].lower().rstrip(".") not in PEOPLE | _HONORIFICS
-        and not any(given_name(w) for w in words)
+        and not any(common_given_name(w) for w in words)
     )
 
 

@@ -169,7 +169,11 @@ RULES = [
         "Works as {v}",
         {"v": is_role},
     ),
-    rule(rf"^my job ?: ?(?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
+    rule(
+        rf"^(?:my )?(?:job|work|occupation|profession) ?: ?(?:an? )?{_ROLE}",
+        "Works as {v}",
+        {"v": is_role},
+    ),
     # "my title is Senior ML Engineer"
     rule(rf"\bmy (?:job |official )?title is (?:an? )?{_ROLE}", "Works as {v}", {"v": is_role}),
     # students: "Third-year PhD student in linguistics at Tel Aviv University"
@@ -468,8 +472,110 @@ RULES += [
     ),
 ]
 
+
+def _hyphenated(f: Filling) -> bool:
+    """ "part time" is written "part-time"."""
+    f.values["v"] = f.values["v"].lower().replace(" ", "-")
+    return True
+
+
+def _subject_name(f: Filling) -> bool:
+    """A subject named after a language is written with its capital ("Works as English teacher");
+    the line is a role, so a job left or a retirement retires it as any title."""
+    if f.values["v"].lower() in ("english", "french", "spanish", "german", "italian", "latin"):
+        f.values["v"] = f.values["v"].capitalize()
+    return True
+
+
+def _how_often(f: Filling) -> bool:
+    """ "I work from home" says no how often: the line ends with where."""
+    f.values["m"] = f.groups.get("m") or ""
+    return True
+
+
+def _day_week(f: Filling) -> bool:
+    """ "4 day", "4-day", "four day" are written "four-day"."""
+    number = re.sub(r"[- ]?day$", "", f.values["v"].lower()).strip()
+    f.values["v"] = {"4": "four", "3": "three"}.get(number, number) + "-day"
+    return True
+
+
+#: Subjects taught at a school or a university: "I teach chemistry at a secondary school".
+_SUBJECTS = (
+    r"chemistry|physics|biology|science|maths?|mathematics|english|history|geography|music|art|"
+    r"french|spanish|german|italian|latin|economics|computer science|ict|pe|drama|literature|"
+    r"philosophy|psychology|sociology|religious studies|law|nursing|engineering|statistics"
+)
+#: Where a subject is taught as a job: a school, a college, a university.
+_SCHOOL = (
+    r"(?:at|in) (?:an?|the|my|our|one) (?:[\w'’-]+ ){0,3}?(?:school|college|university|academy|"
+    r"gymnasium|lyc[eé]e|polytechnic|institute)\b"
+)
+#: Fields of work said as what one does ("I do data science at Grab").
+_FIELDS = (
+    r"data science|data engineering|machine learning|ml|software engineering|software development|"
+    r"engineering|backend|frontend|devops|marketing|sales|hr|finance|accounting|bookkeeping|"
+    r"consulting|research|ux|ux design|design|product|product management|customer support|"
+    r"support|qa|security|recruiting|payroll|logistics|operations|compliance|legal work|audit"
+)
+
+RULES += [
+    # "I teach chemistry at a secondary school in Tbilisi": the subject taught is the job
+    rule(
+        rf"\bi(?: currently| also)? teach (?P<v>{_SUBJECTS}) {_SCHOOL}",
+        "Works as {v} teacher",
+        finish=_subject_name,
+    ),
+    # "I've taught maths at a secondary school in Uppsala for 14 years": taught until now
+    rule(
+        rf"\bi(?:'ve| have) (?:taught|been teaching) (?P<v>{_SUBJECTS}) {_SCHOOL}[^.;]*?"
+        r"\b(?:for (?:\d+|a few|many|several|two|three|four|five|six|seven|eight|nine|ten|"
+        r"[a-z]+teen|twenty|thirty) years|since)\b",
+        "Works as {v} teacher",
+        finish=_subject_name,
+    ),
+    # "I do data science at Grab": a field of work at an employer
+    rule(
+        rf"\bi(?: currently| mostly| mainly)? do (?:{_FIELDS}) (?:at|for) {PLACE}",
+        "Works at {v}",
+        {"v": is_org},
+    ),
+    # how the user works: "I work from home most days", "I work remotely", "I'm fully remote",
+    # "I work part-time", "I work a four-day week", "I'm on 4-day weeks"
+    rule(
+        r"\bi(?: mostly| mainly| usually| now)? work (?P<v>from home|remotely)"
+        r"(?P<m> (?:most days|full[- ]time|most of the (?:time|week)|(?:two|three|four|2|3|4) "
+        r"days a week))?(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so|since|now)\b)",
+        "Works {v}{m}",
+        finish=_how_often,
+    ),
+    rule(
+        r"\bi(?:'m| am) (?:fully |100% |completely )?remote"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so|now)\b)",
+        "Works remotely",
+    ),
+    rule(
+        r"\bi(?: only)? work (?P<v>part[- ]time|full[- ]time)(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so|"
+        r"as|at|for|in|now|since)\b)",
+        "Works {v}",
+        finish=_hyphenated,
+    ),
+    rule(
+        r"\bi(?:(?: now)? work (?:an?|the) |(?:'m| am) (?:now )?on (?:an? |the )?)"
+        r"(?P<v>(?:four|4|three|3)[- ]?day) (?:work ?)?weeks?\b",
+        "Works a {v} week",
+        finish=_day_week,
+    ),
+]
+
+
 CANON = [
     (r"^Works at (.+)$", USER, "employer"),
+    (
+        r"^Works (?:from home|remotely|part-time|full-time|an? (?:four|three)-day week)\b",
+        USER,
+        None,
+    ),
     (r"^(Works night shifts)$", USER, "shift"),
     # a student's line is their role: "I'm a postdoc now" replaces it
     (r"^Is an? (.+ student\b.*)$", USER, "role"),
