@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..kinds import fold
+from ..kinds import fold, known_place, noun
 from .core import USER, Fact, Filling, change, rule, rules_of
 from .health import is_allergen
 from .phrases import BACKGROUND, NAME, PROMOTED
-from .values import is_language, is_place, is_tech
+from .values import is_language, is_place, is_tech, place_name
 
 __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read_values"]
 
@@ -87,6 +87,40 @@ def a_home_move(f: Filling) -> bool:
     )
     place = m.group("p") if m else ""
     return bool(place) and is_place(place) and not is_tech(place) and said(f)
+
+
+#: What follows a new home said in lower case: a reason or a time ("we just moved to moncton for
+#: my wife's new job", "… last month"), or nothing.
+_HOME_TAIL = re.compile(
+    r"^\s*(?:[,.;!]|$|(?:for (?:my|our|his|her|their) (?:\w+(?:'?s)? )?(?:new )?(?:job|work|"
+    r"studies|school|uni|university|family|kids|partner|wife|husband)|last (?:week|month|year|"
+    r"spring|summer|autumn|fall|winter)|this (?:week|month|year)|a (?:few|couple of) (?:weeks|"
+    r"months) ago|recently|with (?:the|my|our) (?:kids|family|wife|husband|partner|children))\b)",
+    re.I,
+)
+
+
+#: Endings of English words, not of a town's name typed in lower case ("reading", "mobile").
+_WORDLIKE = re.compile(r"(?:ing|ed|ly|ous|ive|able|ible|ile|al|ful|less|ness|ment|ship)$")
+
+
+def a_lower_case_home(f: Filling) -> bool:
+    """ "we just moved to moncton for my wife's new job": a town of the gazetteer typed in lower
+    case, too small for ``values.is_place`` to read alone, is a home after the user's own move
+    with a reason or a time after it (or nothing); never a noun, a tool or a language ("we moved
+    to mobile", "moved to rust")."""
+    place = f.groups.get("v", "").strip()
+    words = place.split()
+    if not 0 < len(words) <= 3 or any(len(w) < 4 or noun(w) or _WORDLIKE.search(w) for w in words):
+        return False
+    if is_tech(place) or is_language(place[:1].upper() + place[1:]):
+        return False
+    if not _HOME_TAIL.match(f.match.string[f.match.end() :]):
+        return False
+    if re.search(BACKGROUND, f.match.string[: f.match.start()], re.I):
+        return False
+    f.values["v"] = place_name(place)
+    return known_place(place) and not _LONG_AGO.search(f.message or f.match.string)
 
 
 _GIVEN = r"(?-i:[A-Z])[\w'’-]+"
@@ -568,6 +602,17 @@ RULES = [
 ]
 
 RULES += [
+    # a home typed in lower case after a move: "we just moved to moncton for my wife's new job"
+    rule(
+        r"\b(?:i|we)(?:'ve| have)?(?: just| finally| recently| officially)? (?:moved|relocated) "
+        r"(?:back |over |down |up )?to (?P<v>[a-z][a-z'’-]+(?: [a-z][a-z'’-]+){0,2}?)"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:for|last|this|a|recently|with)\b)",
+        "Lives in {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_lower_case_home,
+    ),
     # a pet by its kind alone: "our old cat died in the spring" (the one cat in memory)
     change(
         r"\b(?:our|my) (?:old |elderly |sweet |poor )?(?P<v>dog|cat|rabbit|hamster|parrot|horse|"
@@ -644,6 +689,19 @@ RULES += [
         None,
         "correction",
         change=True,
+        finish=said,
+    ),
+    # a series cancelled: "we've cancelled the friday demos" (the meetings, plural: never one,
+    # "we cancelled the demo", nor a time ahead, "cancelled the standups this week")
+    change(
+        r"\b(?:cancell?ed|axed|scrapped) (?:the |our |all (?:the |our )?)"
+        r"(?:(?:weekly|daily|monthly|biweekly|fortnightly|monday|tuesday|wednesday|thursday|"
+        r"friday|morning|evening|afternoon|team|staff|all-hands) ){0,2}"
+        r"(?P<v>standups|stand-ups|retros|retrospectives|syncs|check-ins|1:1s|one-on-ones|demos|"
+        r"huddles|[a-z]+ (?:meetings|syncs|calls|reviews))\b"
+        r"(?!\s+(?:today|tomorrow|tonight|this|next|for (?:now|the|this|a|two|three)|until|over|"
+        r"during|while))",
+        "Gone: cadence {v}",
         finish=said,
     ),
     change(
@@ -927,9 +985,11 @@ def _partner_named(line: str, name: str) -> bool:
 
 
 def _same_event(line: str, event: str) -> bool:
-    """ "standups" is the event of "Team cadence: standup daily at 9:15" (its head word)."""
-    head = fold(event).split()[0].rstrip("s")
-    return head in {w.rstrip("s") for w in re.findall(r"[\w:-]+", fold(line))}
+    """ "standups" is the event of "Team cadence: standup daily at 9:15", "team meetings" of
+    "Team cadence: team meeting on Mondays": every word of it in the line past its head."""
+    held = re.sub(r"^(?:team cadence|routine):\s*", "", fold(line))
+    words = {w.rstrip("s") for w in re.findall(r"[\w:-]+", held)}
+    return bool(event.strip()) and {w.rstrip("s") for w in fold(event).split()} <= words
 
 
 def _same(a: str, b: str) -> bool:

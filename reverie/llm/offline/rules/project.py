@@ -439,7 +439,8 @@ RULES = [
         split=each_tool,
     ),
     rule(
-        rf"\b(?:we(?:'re| are)|we)\s+(?:now |currently |still )?on {_TOOLS}"
+        rf"\b(?:we(?:'re| are)|we)\s+(?:now |currently |still )?(?:(?:fully|completely|all|"
+        rf"100%) )?on {_TOOLS}"
         r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:for (?:the|our) \w+|now|these days|and (?:we|it))\b)",
         "Uses {v}",
         {"v": is_tech_list},
@@ -492,7 +493,8 @@ RULES = [
     # "GoDaddy is cancelled", "Mongo is out", "jest is gone": a tool given up (in lower case only
     # a technology of the lexicon)
     rule(
-        r"(?:^|(?<=[,;] ))(?P<v>[A-Za-z][\w.+-]*(?: (?-i:[A-Z])[\w.+-]*)?) is (?:now "
+        r"(?:^|(?<=[,;] )|(?<=[,;] and )|(?<=\bnow and ))(?P<v>[A-Za-z][\w.+-]*(?: "
+        r"(?-i:[A-Z])[\w.+-]*)?) is (?:now "
         r")?(?:cancelled|canceled|out|"
         r"gone|retired|deprecated|dead to us)\b",
         "No longer uses {v}",
