@@ -289,7 +289,8 @@ _SPELLED = re.compile(
 
 def clock(said: str) -> str:
     """A time of day in digits as the templates write it ("ten fifteen" → "10:15", "half nine" →
-    "9:30", "quarter to three" → "2:45", "ten am" → "10am"); digits are kept as said."""
+    "9:30", "quarter to three" → "2:45", "ten am" → "10am", "three" → "3"); digits are kept as
+    said."""
     text = " ".join(said.lower().replace("-", " ").split())
     m = _SPELLED.match(text)
     if m is None:
@@ -306,4 +307,4 @@ def clock(said: str) -> str:
     suffix = {"in the morning": "am", "in the afternoon": "pm", "in the evening": "pm"}.get(
         mark, mark
     )
-    return f"{hour}:{minute:02d}{suffix}" if minute else f"{hour}{suffix or ':00'}"
+    return f"{hour}:{minute:02d}{suffix}" if minute else f"{hour}{suffix}"

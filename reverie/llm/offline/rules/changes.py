@@ -447,7 +447,9 @@ RULES = [
         r"(?:teaching|nursing|"
         r"consulting|accounting|banking|law|medicine|retail|hospitality|academia|journalism|"
         r"engineering|the (?:army|navy|military|police|force|civil service))\b|"
-        r"\bi (?:got|was|have been|'ve been) (?:laid off|fired|let go|made redundant)\b",
+        r"\bi (?:got|was|have been|'ve been) (?:laid off|fired|let go|made redundant)\b|"
+        r"\bi(?:'ve| have)? (?:just |finally |recently )?(?:switched|changed) (?:jobs|employers|"
+        r"careers)\b",
         "Gone: job",
         finish=said,
     ),
@@ -851,10 +853,23 @@ def _user(files: Lines, keep: Callable[[str], object]) -> tuple[str, list[str]]:
     return "USER", [ln for ln in files.get("USER", []) if keep(ln)]
 
 
+#: A job told in the user's own words ("Drives a school bus for the county"): a verb of work and
+#: where or for whom.
+_WORK_STATED = re.compile(
+    r"^(?:Drives|Teaches|Works|Manages|Runs|Nurses|Cleans|Delivers|Cooks|Tutors|Builds|Repairs|"
+    r"Fixes|Codes|Designs|Writes|Sells|Waits tables|Bartends|Coaches|Trains|Hauls|Farms|Guards|"
+    r"Cares) .+ (?:for|at) .+$"
+)
+
+
 def _job(_value: str, files: Lines) -> tuple[str, list[str]]:
+    """The title and the employer; with neither, the one job told in the user's words."""
     user = files.get("USER", [])
     roles = [ln for ln in user if ln.startswith("Works as ")]
     firms = [ln for ln in user if ln.startswith("Works at ")]
+    if not roles and not firms:
+        told = [ln for ln in user if _WORK_STATED.match(ln)]
+        return "USER", told if len(told) == 1 else []
     return "USER", [*roles, *firms] if len(roles) <= 1 and len(firms) <= 1 else []
 
 

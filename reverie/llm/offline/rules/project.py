@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ..dates import CLOCK_PHRASE, clock
 from .core import MEMORY, Filling, rule, rules_of
 from .lexicon import CADENCE, DATABASES, NOT_NAMES, PROJECT_NOUN, TECH
 from .person import third_person
@@ -81,9 +82,24 @@ def whole_event(f: Filling) -> bool:
     return keep_at(f)
 
 
+#: A time said in words after "at" ("at ten in the morning", "at half nine").
+_AT_WORDS = re.compile(rf"\bat (?P<t>(?=[a-z])(?:{CLOCK_PHRASE}))(?=\s*(?:[,.;!]|$)|\s)", re.I)
+#: Where a cadence's clause ends and another begins ("… at three and its always on zoom").
+_NEXT_CLAUSE = re.compile(
+    r",\s+(?=(?:it'?s|its|it is|they|we|i|i'm|im|that|which|but|so)\b)|\s+(?:and|but|so|because)"
+    r"\s+(?=(?:it'?s|its|it is|it|they|we|we're|i|i'm|im|that)\b)",
+    re.I,
+)
+
+
 def keep_at(f: Filling) -> bool:
-    """A cadence keeps its "at": "at 9:30 every day"."""
-    f.values["v"] = clean(f.groups["v"], False, strip=False)
+    """A cadence keeps its "at": "at 9:30 every day"; a time said in words is written in digits
+    ("at ten in the morning" → "at 10am"), the verb of "we do retro …" is left out, and the
+    clause ends where the next one begins ("… and it's always on zoom")."""
+    value = _NEXT_CLAUSE.split(clean(f.groups["v"], False, strip=False), maxsplit=1)[0]
+    value = value.rstrip(" ,;")
+    value = re.sub(r"^(?:do|have|hold|run) (?=\w)", "", value)
+    f.values["v"] = _AT_WORDS.sub(lambda m: f"at {clock(m.group('t'))}", value)
     return True
 
 
