@@ -96,17 +96,51 @@ RULES = [
     # lessons the user takes or keeps up with: "I'm taking German lessons", "I'll keep up with my
     # Spanish classes" (not "I quit my German lessons", "my son's French lessons")
     rule(
-        r"\bi(?:'m| am|'ve been| have been|'ll| will)? (?:definitely |still |also |now |currently "
+        r"\bi(?:'m| am|'ve been| have been|'ll| will|'ve| have)? (?:definitely |still |also |now |"
+        r"currently |just |recently "
         r")?"
         r"(?:going to |gonna )?(?:keep(?:ing)? up with|keep(?:ing)? going with|continu(?:e|ing) "
         r"with|"
-        r"carry(?:ing)? on with|tak(?:e|ing)|lov(?:e|ing)|enjoy(?:ing)?) (?:my "
+        r"carry(?:ing)? on with|tak(?:e|ing)|lov(?:e|ing)|enjoy(?:ing)?|start(?:ed|ing)?|began|"
+        r"signed up for|enrolled in|joined) (?:my |an? |the )?(?:evening |night |weekly |online )?"
+        r"(?:"
         r")?(?P<v>[A-Z][a-z]+) "
         r"(?:lessons|classes|course|lesson)\b",
         "Is learning {v}",
         {"v": is_language},
     ),
     rule(r"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", {"v": is_language}),
+    # "Hebrew is native for me", "native in mandarin and cantonese" (one or two, as one line: the
+    # native language is one slot)
+    rule(
+        rf"(?:^|\band |, ){_LANG} is (?:my )?native(?: for me| to me)?(?=\s*(?:[,.;!]|$)|\s+(?:and|"
+        r"but|so)\b)|"
+        r"(?:^|\bi(?:'m| am) )native in (?P<w>[A-Za-z]+(?: (?:and|&) [A-Za-z]+)?)"
+        r"(?=\s*(?:[,.;!]|$)|"
+        r"\s+(?:and|but|so)\b)",
+        "Native language: {v}",
+        None,
+        "permanent",
+        finish=lambda f: natives(f),
+    ),
+    # "bilingual french/english", "I'm bilingual English and Welsh": each a line
+    rule(
+        r"(?:^|\bi(?:'m| am) (?:fully |completely |basically )?)bilingual (?:in )?"
+        r"(?P<v>[A-Za-z]+(?:\s*(?:/|&|and)\s*[A-Za-z]+))(?=\s*(?:[,.;!]|$))",
+        "Speaks {v}",
+        None,
+        split=each_language,
+        finish=lambda f: a_pair(f),
+    ),
+    # a label and its list: "Languages: Arabic (native), French (fluent), English (good)"
+    rule(
+        r"^(?:my )?languages?:\s*(?P<v>[A-Za-z]+(?: \([a-z -]{2,20}\))?(?:\s*(?:,|and|/)\s*"
+        r"[A-Za-z]+(?: \([a-z -]{2,20}\))?){0,5})\s*[.!]?$",
+        "Speaks {v}",
+        None,
+        split=lambda t: labelled(t),
+        finish=lambda f: bool(f.values.get("v")),
+    ),
     rule(
         r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)\b",
         "Native language: {v}",
@@ -332,3 +366,43 @@ def _native(f: Filling) -> bool:
         return False
     f.values["v"] = value[:1].upper() + value[1:]
     return True
+
+
+def natives(f: Filling) -> bool:
+    """ "mandarin and cantonese" → "Mandarin and Cantonese": each a language."""
+    value = f.groups.get("v") or f.groups.get("w") or ""
+    parts = [p for p in re.split(r"\s+(?:and|&)\s+", value.strip()) if p]
+    if not parts or not all(a_language(p) for p in parts):
+        return False
+    f.values["v"] = " and ".join(p[:1].upper() + p[1:] for p in parts)
+    return True
+
+
+def a_pair(f: Filling) -> bool:
+    """ "french/english" → "French and English", each a language (``each_language`` splits)."""
+    parts = [p for p in re.split(r"\s*(?:/|&|\band\b)\s*", f.values.get("v", "")) if p]
+    if len(parts) < 2 or not all(a_language(p) for p in parts):
+        return False
+    f.values["v"] = " and ".join(p[:1].upper() + p[1:] for p in parts)
+    return True
+
+
+_LABELLED = re.compile(r"(?P<v>[A-Za-z]+)(?: \((?P<d>[a-z -]{2,20})\))?")
+_NATIVE_DEGREE = frozenset({"native", "mother tongue", "first", "first language", "l1"})
+
+
+def labelled(text: str) -> list[str]:
+    """ "Speaks Arabic (native), French (fluent), English (good)" → a line per language: the native
+    one as ``Native language``, the others as spoken; a word that is no language ends the list."""
+    out = []
+    for item in re.split(r"\s*(?:,|\band\b|/)\s*", text.removeprefix("Speaks ")):
+        m = _LABELLED.fullmatch(item.strip())
+        if not m or not a_language(m.group("v")):
+            break
+        name = m.group("v")[:1].upper() + m.group("v")[1:]
+        degree = (m.group("d") or "").strip()
+        if degree in _NATIVE_DEGREE:
+            out.append(f"Native language: {name}")
+        elif degree in ("", "fluent", "good", "very good", "excellent", "conversational", "ok"):
+            out.append(f"Speaks {name}")
+    return out
