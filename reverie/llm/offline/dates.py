@@ -32,7 +32,15 @@ from datetime import date, timedelta
 
 from ...text.dates import MONTH_NAME, month_number, parse_timestamp
 
-__all__ = ["resolve", "parse_day", "absolute", "DATE_PHRASE", "CLOCK_PHRASE", "clock"]
+__all__ = [
+    "resolve",
+    "parse_day",
+    "absolute",
+    "DATE_PHRASE",
+    "CLOCK_PHRASE",
+    "SPELLED_CLOCK",
+    "clock",
+]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
@@ -279,6 +287,10 @@ _MERIDIEM = r"(?:\s*(?:am|pm|in the (?:morning|afternoon|evening)))?"
 CLOCK_PHRASE = (
     rf"(?:{_DIGITS}|{_HOUR}(?:[ -]{_MINUTE})?{_MERIDIEM}|half (?:past )?{_HOUR}|quarter (?:past|"
     rf"to) {_HOUR}|noon|midday)"
+)
+#: A time of day said in words only ("eleven", "ten fifteen", "half nine", "eight o'clock").
+SPELLED_CLOCK = (
+    rf"(?:{_HOUR}(?:[ -]{_MINUTE})?|half (?:past )?{_HOUR}|quarter (?:past|to) {_HOUR}|noon|midday)"
 )
 _SPELLED = re.compile(
     rf"^(?:(?P<h>{_HOUR})(?:[ -](?P<m>{_MINUTE}))?(?P<x>{_MERIDIEM})|half (?:past )?(?P<hh>{_HOUR})"

@@ -98,7 +98,7 @@ def keep_at(f: Filling) -> bool:
     clause ends where the next one begins ("… and it's always on zoom")."""
     value = _NEXT_CLAUSE.split(clean(f.groups["v"], False, strip=False), maxsplit=1)[0]
     value = value.rstrip(" ,;")
-    value = re.sub(r"^(?:do|have|hold|run) (?=\w)", "", value)
+    value = re.sub(r"^(?:do|have|hold|run) (?:an? |our |the )?(?=\w)", "", value)
     f.values["v"] = _AT_WORDS.sub(lambda m: f"at {clock(m.group('t'))}", value)
     return True
 
