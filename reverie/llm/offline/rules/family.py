@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .. import kinds
 from ..kinds import given_name, known_place_in_lower_case, noun
 from .core import USER, Filling, rule
 from .lexicon import NOT_NAMES, TECH
@@ -47,6 +48,8 @@ def name_shaped(value: str) -> bool:
     """One capitalised word of letters that is no time word, nationality, language, country or
     large city, technology or common noun: a name the list lacks ("Mei", "Zosia", "Kayode")."""
     if not re.fullmatch(r"[A-Z][a-z]{1,14}", value) or _DEMONYM.search(value):
+        return False
+    if not kinds._given_names():  # the list did not load: no name of this kind (``kinds._safe``)
         return False
     low = value.lower()
     return not (

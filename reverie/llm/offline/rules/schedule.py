@@ -237,7 +237,8 @@ RULES = [
     # thursday 2pm": the user's or the team's meeting, with whom
     rule(
         r"^(?:(?:we|i)(?:'ve got| have got| have) (?:a |an |our |the |my )?)?"
-        rf"(?P<e>{_MEETING}(?: (?:with|w/?) (?:my|our|the) [a-z]+)?) (?:is |are )?{_WHEN}{_WHEN_END}",
+        rf"(?P<e>{_MEETING}(?: (?:with|w/?) (?:my|our|the) [a-z]+)?) (?:is |are )?{_WHEN}"
+        rf"{_WHEN_END}",
         "Team cadence: {v3}",
         finish=meeting_when,
     ),
