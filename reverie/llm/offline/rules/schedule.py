@@ -234,9 +234,10 @@ RULES = [
         finish=meeting_when,
     ),
     # "We have staff meeting every Monday at 8 in the morning", "1:1 with my manager every
-    # thursday 2pm": the user's or the team's meeting, with whom
+    # thursday 2pm": the team's meeting, or the user's said bare, with whom ("I have a 1:1 …" is
+    # the routine rule's: one line per meeting)
     rule(
-        r"^(?:(?:we|i)(?:'ve got| have got| have) (?:a |an |our |the |my )?)?"
+        r"^(?:we(?:'ve got| have got| have) (?:a |an |our |the )?)?"
         rf"(?P<e>{_MEETING}(?: (?:with|w/?) (?:my|our|the) [a-z]+)?) (?:is |are )?{_WHEN}"
         rf"{_WHEN_END}",
         "Team cadence: {v3}",
