@@ -165,6 +165,21 @@ SHAPES = [
         "planning is every monday at nine in the morning",
         ["Team cadence: planning every monday at 9am"],
     ),
+    # a meeting the team has, or the user's said bare, its time in words; a group that meets
+    (
+        "we have design review every Wednesday at eleven",
+        ["Team cadence: Design review on Wednesdays at 11"],
+    ),
+    ("1:1 w my manager every thurs 2pm", ["Team cadence: 1:1 with their manager on thursdays 2pm"]),
+    (
+        "the steering committee meets every first tuesday",
+        ["Team cadence: Steering committee meets every first tuesday"],
+    ),
+    # "I have a 1:1 …" stays the routine rule's one line
+    (
+        "I have a 1:1 with my manager every Thursday at 2pm.",
+        ["Routine: has a 1:1 with the user's manager every Thursday at 2pm"],
+    ),
     # project: the stack said with "fully"
     ("We're completely on Kotlin now", ["Uses Kotlin"]),
 ]
@@ -191,6 +206,9 @@ def test_a_shape_of_a_kind_is_read(message: str, expected: list[str]) -> None:
         "bilingual in spirit",
         # schedule and corrections look-alikes
         "the party moves to ten",
+        "we have a meeting at eleven",
+        "my book club meets on the last thursday of the month",
+        "my mum meets her friends every tuesday",
         "we cancelled the demo",
         "we moved to weekly releases",
         "my brother and Mongo is gone",

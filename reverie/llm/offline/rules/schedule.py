@@ -13,7 +13,7 @@ from ..dates import DATE_PHRASE, SPELLED_CLOCK, clock
 from ..kinds import known_place
 from . import project
 from .core import MEMORY, USER, Filling, rule
-from .lexicon import CADENCE
+from .lexicon import CADENCE, PEOPLE
 from .person import third_person
 from .phrases import NAME
 from .values import is_any_thing, is_place, is_specific
@@ -224,7 +224,40 @@ def meeting_when(f: Filling) -> bool:
     return True
 
 
+#: A group of the user's work that meets on a cadence ("the board", "my committee", "our
+#: cooperative"); never a person ("my mum meets …"), nor a pastime's (a book club is the user's
+#: own, not the work's schedule).
+_GROUP = re.compile(
+    r"^(?:[a-z]+ )?(?:board|committee|commitee|comittee|cooperative|co-op|council|panel|group|"
+    r"team|association|chapter|steering group|working group)$"
+)
+
+
+def a_group_meets(f: Filling) -> bool:
+    """ "our cooperative meets first monday every month 7pm" → "Team cadence: Cooperative meets
+    first monday every month 7pm"; "every 2nd wednesday" as "every second wednesday"."""
+    group = f.groups.get("e", "").strip().lower()
+    if not _GROUP.match(group) or set(group.split()) & PEOPLE:
+        return False
+    group = re.sub(r"\b(?:commitee|comittee)\b", "committee", group)
+    when = re.sub(r"\b2nd\b", "second", f.groups.get("v", "").strip())
+    when = re.sub(r"\b3rd\b", "third", re.sub(r"\b1st\b", "first", when))
+    f.values["v3"] = f"{group[:1].upper()}{group[1:]} meets {when}"
+    return True
+
+
 RULES = [
+    # a group that meets on a cadence: "the board meets quarterly", "my commitee meets every 2nd
+    # wednesday", "our cooperative meets first monday every month 7pm at the community hall"
+    rule(
+        r"(?:^|\b(?:and|but|so) )(?:the |our |my )(?P<e>[a-z]+(?: [a-z]+)?) meets? "
+        r"(?P<v>(?:every|each|once|twice|weekly|monthly|quarterly|biweekly|fortnightly|(?:on )?the "
+        r"(?:first|second|third|last)|first|second|third|last|on (?:mon|tues|wednes|thurs|fri|"
+        r"satur|sun)days)\b[^.;!?,]{0,50}?)(?=\s*(?:[.!;,]|$)|\s+(?:so|and|but|because|at the|"
+        r"in the|where)\b)",
+        "Team cadence: {v3}",
+        finish=a_group_meets,
+    ),
     # a meeting and when it is, in either order: "standup is 9:30 every day, sydney time", "daily
     # standup 9.30am cairo", "Every Thursday at 4pm I've got my weekly one-on-one with my manager"
     rule(
