@@ -140,6 +140,8 @@ SHAPES = [
     # the count with a couple as subject, and as a fragment about the user
     ("my partner and I have two kids", ["Has two children"]),
     ("Married, three kids.", ["Has three children"]),
+    # engaged, the subject left out
+    ("just got engaged to Sam!!", ["Engaged to Sam"]),
     # custody and its rhythm
     ("my ex and I share custody of our son Felix", ["Shares custody of their son Felix"]),
     ("i have my daughter every other weekend", ["Daughter stays with them every other weekend"]),
@@ -199,6 +201,7 @@ def test_a_shape_of_a_kind_is_read(message: str, expected: list[str]) -> None:
         "my boss Slack is down again",
         "Two kids were screaming on the bus",
         "they're with me every other weekend",  # no child of the user's named
+        "my sister got engaged to Tom",
         # languages look-alikes
         "I'm native in this town",
         "Languages: Python (fluent), Go",

@@ -479,7 +479,8 @@ RULES = [
     ),
     # engaged: "I'm engaged to Karim", "got engaged to my gf Priya last weekend"
     rule(
-        r"\bi(?:'m| am| got| just got| recently got)? engaged to "
+        r"(?:\bi(?:'m| am| got| just got| recently got)?|^(?:(?:just|recently|finally|so) )?got) "
+        r"engaged to "
         rf"(?:my (?:gf|bf|girlfriend|boyfriend|partner) )?{NAME}",
         "Engaged to {v}",
         {"v": is_name},
