@@ -158,6 +158,14 @@ SHAPES = [
         ["Native language: Spanish", "Speaks English", "Speaks German"],
     ),
     ("I've signed up for Greek classes at the library", ["Is learning Greek"]),
+    # typed in lower case: a list spoken, a second language after the first, a degree as a fragment
+    ("i speak polish and decent german", ["Speaks Polish", "Speaks German"]),
+    ("urdu is my first language, english second", ["Speaks English", "Native language: Urdu"]),
+    (
+        "dutch is my mother tongue, english for work, french so-so",
+        ["Native language: Dutch", "Speaks English", "Speaks some French"],
+    ),
+    ("I grew up speaking Greek at home", ["Speaks Greek"]),
     # schedule: a time said in words, the clause cut where the next begins, the verb left out
     (
         "we do retro every other thursday at four and it's always remote",
@@ -207,6 +215,8 @@ def test_a_shape_of_a_kind_is_read(message: str, expected: list[str]) -> None:
         "Languages: Python (fluent), Go",
         "my daughter started French lessons",
         "bilingual in spirit",
+        "i speak my mind",
+        "i speak at conferences",
         # schedule and corrections look-alikes
         "the party moves to ten",
         "we have a meeting at eleven",

@@ -110,6 +110,17 @@ RULES = [
         {"v": is_language},
     ),
     rule(r"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", {"v": is_language}),
+    # typed in lower case, a list of two or three: "i speak greek and english", "i also speak
+    # russian and decent english"
+    rule(
+        r"\bi (?:also |can |can also )?speak (?:fluent )?(?P<v>[a-z]+(?:(?:,| and|, and) "
+        r"(?:decent |good |fluent |basic |some )?[a-z]+){0,2})(?=\s*(?:[,.;!]|$)|\s+(?:and|but|at|"
+        r"with|too|as well)\b)",
+        "Speaks {v}",
+        {"v": lambda v: a_language(v.split(",")[0].split(" and ")[0])},
+        split=each_language,
+        finish=lambda f: spoken_list(f),
+    ),
     # "Hebrew is native for me", "native in mandarin and cantonese" (one or two, as one line: the
     # native language is one slot)
     rule(
@@ -166,6 +177,14 @@ RULES = [
         {"v": a_language},
         finish=capitalised,
     ),
+    # "amharic is my first language, english second"
+    rule(
+        r"\bmy (?:first|native|mother) (?:language|tongue),? (?P<v>[A-Za-z]+) (?:is )?(?:my )?"
+        r"(?:second|third)(?: (?:language|one))?(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so)\b)",
+        "Speaks {v}",
+        {"v": a_language},
+        finish=capitalised,
+    ),
     rule(
         r"\bmy (?:second|third|other) language is (?P<v>[A-Za-z]+)\b",
         "Speaks {v}",
@@ -174,7 +193,7 @@ RULES = [
     ),
     # "Portuguese is my first language", "Yoruba is my mother tongue", "(my) mother tongue is Dutch"
     rule(
-        rf"(?:^|\band |, ){_LANG} is my (?:first|native|mother) (?:language|tongue|languge)\b",
+        rf"(?:^|\band |, |: ){_LANG} is my (?:first|native|mother) (?:language|tongue|languge)\b",
         "Native language: {v}",
         {"v": a_language},
         "permanent",
@@ -202,7 +221,7 @@ RULES = [
     ),
     rule(
         r"\bmy (?P<v>[A-Z][a-z]+) is (?:basically |pretty much |now |almost )?(?:fluent|native|"
-        r"good|decent)\b",
+        r"good|decent|conversational)\b",
         "Speaks {v}",
         {"v": is_language},
     ),
@@ -238,8 +257,10 @@ RULES = [
     # where a language is spoken: "We speak Cebuano at home and English at work", "Hindi at home,
     # Marathi with my in-laws, English at work", "I speak Russian with my parents"
     rule(
-        r"(?:\bi (?:mostly |mainly |usually |only )?(?:speak|use) |^|, (?:and )?|\band )"
-        r"(?P<v>[A-Za-z]+) (?:at home|at work|with (?:my|our) (?:parents|kids|children|family|wife|"
+        r"(?:\bi (?:mostly |mainly |usually |only )?(?:speak|use) |\bi grew up speaking |^|, "
+        r"(?:and )?|\band )"
+        r"(?P<v>[A-Za-z]+) (?:at home|at work|at school|for work|with (?:my|our) (?:parents|kids|"
+        r"children|family|wife|"
         r"husband|partner|in-laws|grandparents|mum|mom|dad|grandmother|grandfather))\b",
         "Speaks {v}",
         {"v": a_language},
@@ -258,6 +279,14 @@ RULES = [
     rule(
         r"\bmy (?P<v>[A-Za-z]+) is (?:really |pretty |very |quite |a bit |super |still |kinda |"
         r"kind of )?(?P<d>basic|rusty|limited|ok|okay|ok-ish|so-so)\b",
+        "Speaks {d} {v}",
+        {"v": a_language},
+        finish=spoken_some,
+    ),
+    # the degree said as a fragment in a list of languages: "…, english for work, hindi so-so"
+    rule(
+        r"(?:, (?:and )?)(?P<v>[A-Za-z]+) (?P<d>so-so|ok-ish|basic|rusty|limited)"
+        r"(?=\s*(?:[,.;!]|$))",
         "Speaks {d} {v}",
         {"v": a_language},
         finish=spoken_some,
@@ -288,7 +317,7 @@ RULES = [
         r"(?:^|\band |, )(?:(?:i(?:'m| am) )?(?:now )?(?:doing|learning|studying|"
         r"started(?: learning)?|"
         r"picked up|switched to|moved on to|on to|onto)) (?P<v>[A-Za-z]+)(?: now| instead)?"
-        r"(?=\s*(?:[,.;!]|$)|\s+(?:now|instead|on duolingo)\b)",
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:now|instead|on duolingo|since|because|as)\b)",
         "Is learning {v}",
         {"v": a_language},
         change=True,
@@ -406,3 +435,13 @@ def labelled(text: str) -> list[str]:
         elif degree in ("", "fluent", "good", "very good", "excellent", "conversational", "ok"):
             out.append(f"Speaks {name}")
     return out
+
+
+def spoken_list(f: Filling) -> bool:
+    """ "greek and decent english" → "Greek and English": a degree word before a language is left
+    out (the line says it is spoken), and the list is cut where a word is no language."""
+    value = re.sub(r"\b(?:decent|good|fluent|basic|some) ", "", f.values.get("v", ""))
+    f.values["v"] = " ".join(
+        w if w in ("and", "or") else w[:1].upper() + w[1:] for w in value.split()
+    )
+    return True
