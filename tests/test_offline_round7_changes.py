@@ -111,6 +111,11 @@ KEPT = [
         ("Our team sync is every Monday at 10am.", "we cancelled the syncs this week"),
         "Team cadence: team sync every Monday at 10am",
     ),
+    # a baby shower or scan is no baby born: the pregnancy stays
+    (
+        ("We're expecting our first baby in June.", "we had a baby shower on Saturday, so fun"),
+        "Expecting a baby in June",
+    ),
     # someone else switched jobs
     (
         ("I drive a delivery van for a bakery in Leeds.", "my husband switched jobs"),
@@ -140,6 +145,16 @@ SHAPES = [
     # the count with a couple as subject, and as a fragment about the user
     ("my partner and I have two kids", ["Has two children"]),
     ("Married, three kids.", ["Has three children"]),
+    # a child said with "one", or after a first baby's month
+    ("We have one daughter, Priya, she's 5.", ["Has a daughter named Priya"]),
+    (
+        "we just had our first baby in March, a girl, Noor!",
+        [
+            "Has a daughter named Noor",
+            "Gone: about no children; said: we just had our first baby in March, a girl, Noor!",
+            "Gone: about expecting; said: we just had our first baby in March, a girl, Noor!",
+        ],
+    ),
     # engaged, the subject left out
     ("just got engaged to Sam!!", ["Engaged to Sam"]),
     # custody and its rhythm

@@ -603,6 +603,13 @@ RULES = [
     ),
 ]
 
+#: "baby" that names no child: "we had a baby shower", "a baby scan", "the baby monitor".
+_NOT_A_BABY = (
+    r"(?! (?:shower|scan|monitor|gate|food|clothes|sitter|sitting|proofing|steps|brain|blues|"
+    r"names?|stuff|things|bump|announcement|reveal|class|classes|group|swim|yoga|photos?|"
+    r"pictures?))"
+)
+
 RULES += [
     # a home typed in lower case after a move: "we just moved to moncton for my wife's new job"
     rule(
@@ -640,7 +647,7 @@ RULES += [
     # a child arrived: the line saying the user has none ends ("we just had a baby boy, Leo")
     change(
         r"(?:^|\b(?:we|i|and i)(?: just| finally| recently)? )(?:had|welcomed|adopted) "
-        r"(?:a |our (?:first )?)?(?:baby|son|daughter|little (?:boy|girl))\b|"
+        rf"(?:a |our (?:first )?)?(?:baby|son|daughter|little (?:boy|girl))\b{_NOT_A_BABY}|"
         r"\b(?:our|my) (?:first )?(?:baby|son|daughter)(?: \w+)? (?:was born|arrived)\b",
         "Gone: about {v}",
         finish=a_child_arrived,
@@ -648,7 +655,7 @@ RULES += [
     # … and the line saying a baby is expected ends too
     change(
         r"(?:^|\b(?:we|i|and i)(?: just| finally| recently)? )(?:had) (?:a |our (?:first )?)?"
-        r"(?:baby|son|daughter|little (?:boy|girl)|twins)\b|"
+        rf"(?:baby|son|daughter|little (?:boy|girl)|twins)\b{_NOT_A_BABY}|"
         r"\b(?:our|my) (?:first )?(?:baby|son|daughter|twins)(?: \w+)? (?:was|were) born\b|"
         r"\bthe (?:baby|twins) (?:is|are|was|were) (?:here|born)\b",
         "Gone: about {v}",

@@ -194,9 +194,9 @@ def a_parent(f: Filling) -> bool:
 
 def child_born(f: Filling) -> bool:
     """A newborn by name: a girl is a daughter, a boy a son."""
-    kind = (f.groups.get("k") or f.groups.get("k2") or "").lower()
+    kind = (f.groups.get("k") or f.groups.get("k2") or f.groups.get("k3") or "").lower()
     f.values["k"] = {"girl": "daughter", "boy": "son"}.get(kind, kind)
-    f.values["v"] = f.groups.get("v") or f.groups.get("v2") or ""
+    f.values["v"] = f.groups.get("v") or f.groups.get("v2") or f.groups.get("v3") or ""
     return given_name(f.values["v"])
 
 
@@ -332,7 +332,8 @@ RULES = [
     ),
     # "My husband Tomasz and I have a daughter, Zosia"; "I've got a son, Theo"
     rule(
-        rf"\b(?:i|we)(?:'ve| have)?(?: got| have)? an? (?P<k>{KIN}),? {NAME}(?=\s*(?:[,.;!]|$)|"
+        rf"\b(?:i|we)(?:'ve| have)?(?: got| have)? (?:an?|one|only one) (?P<k>{KIN})"
+        rf"(?: together)?,? {NAME}(?=\s*(?:[,.;!]|$)|"
         r"\s+(?:and|who|is)\b)",
         "Has a {k} named {v}",
         {"v": is_name},
@@ -494,7 +495,11 @@ RULES = [
         r"(?:^|\b(?:we|i|and i)(?: just| finally| recently)? )(?:welcomed|had) (?:a |our )?"
         r"(?:baby |little )?(?P<k2>girl|boy|son|daughter),? "
         rf"(?:named |called )?(?P<v2>(?-i:[A-Z])[\w'’-]+)(?=\s*(?:[,.;!]|$)|\s+(?:last|this|on|in|"
-        r"yesterday)\b)",
+        r"yesterday)\b)|"
+        # "we just had our first baby in May, a boy, Tomas!"
+        r"\b(?:we|i|and i)(?: just| finally| recently)? had (?:a |our )?(?:first |second |third )?"
+        r"baby(?: (?:in|on|last) [\w ]{2,20}?)?, a (?P<k3>girl|boy),? (?:named |called )?"
+        r"(?P<v3>(?-i:[A-Z])[\w'’-]+)(?=\s*(?:[,.;!]|$))",
         "Has a {k} named {v}",
         None,
         "permanent",
