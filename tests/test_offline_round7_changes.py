@@ -155,6 +155,9 @@ SHAPES = [
             "Gone: about expecting; said: we just had our first baby in March, a girl, Noor!",
         ],
     ),
+    # a spouse a possessive presupposes, typed with or without the apostrophe
+    ("I met my wife's parents for dinner", ["Has a wife"]),
+    ("my husbands car broke down again", ["Has a husband"]),
     # engaged, the subject left out
     ("just got engaged to Sam!!", ["Engaged to Sam"]),
     # custody and its rhythm
@@ -225,6 +228,9 @@ def test_a_shape_of_a_kind_is_read(message: str, expected: list[str]) -> None:
         "Two kids were screaming on the bus",
         "they're with me every other weekend",  # no child of the user's named
         "my sister got engaged to Tom",
+        "my ex-wife's lawyer called",
+        "my brother's wife's cousin is here",
+        "we had a baby shower on Saturday",
         # languages look-alikes
         "I'm native in this town",
         "Languages: Python (fluent), Go",

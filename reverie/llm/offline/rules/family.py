@@ -91,7 +91,7 @@ def child_named(f: Filling) -> bool:
 
 
 def one_household(f: Filling) -> bool:
-    kind = f.groups.get("k") or f.groups.get("k2", "")
+    kind = f.groups.get("k") or f.groups.get("k2") or f.groups.get("k3", "")
     f.values["k"] = kind.lower()
     return bool(kind)
 
@@ -388,7 +388,10 @@ RULES = [
     # about her than about a marriage, and is left to the named rules)
     rule(
         r"(?:\b(?:with|me,?(?: and)?) my (?P<k>wife|husband)\b(?![-'’])|\bmy (?P<k2>wife|husband) "
-        r"and i\b)",
+        r"and i\b|"
+        # a possessive presupposes one: "for my wife's new job", "my husbands car" (typed without
+        # the apostrophe)
+        r"\bmy (?P<k3>wife|husband)(?:'s|’s|s) (?=[a-z]))",
         "Has a {k}",
         None,
         "permanent",
