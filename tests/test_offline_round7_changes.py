@@ -208,6 +208,9 @@ SHAPES = [
         "I have a 1:1 with my manager every Thursday at 2pm.",
         ["Routine: has a 1:1 with the user's manager every Thursday at 2pm"],
     ),
+    # project: where it is hosted ("were" only with "now"), a move finished from one host to another
+    ("we're hosted on Hetzner", ["Hosted on Hetzner"]),
+    ("we finished migrating from heroku to render", ["Now: swap render; said: heroku"]),
     # project: the stack said with "fully"
     ("We're completely on Kotlin now", ["Uses Kotlin"]),
 ]
@@ -228,6 +231,8 @@ def test_a_shape_of_a_kind_is_read(message: str, expected: list[str]) -> None:
         "Two kids were screaming on the bus",
         "they're with me every other weekend",  # no child of the user's named
         "my sister got engaged to Tom",
+        "we were hosted on heroku back then",
+        "we're hosted at my uncle's farm",
         "my ex-wife's lawyer called",
         "my brother's wife's cousin is here",
         "we had a baby shower on Saturday",

@@ -299,7 +299,8 @@ RULES = [
     *rules_of(
         (
             rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also|all))? )"
-            rf"(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted) "
+            rf"(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted|"
+            rf"finished (?:moving|migrating|switching)) "
             rf"(?:\w+ )?(?:from|off(?: of)?) {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
             rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also))? )"
             rf"(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",

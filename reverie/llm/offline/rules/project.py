@@ -123,6 +123,11 @@ _LIST = re.compile(
 _ALIASES = {"RN": "React Native", "k8s": "Kubernetes", "K8s": "Kubernetes"}
 #: One tool as named: a word or two ("AWS ECS", "docker compose", "Fly.io").
 _A_TOOL = r"[A-Za-z][\w+#-]*(?:\.\w+)*(?: [A-Za-z][\w+#-]*(?:\.\w+)*)?"
+#: A host's name, never with the time after it ("azure right now").
+_HOST_TOOL = (
+    r"[A-Za-z][\w+#-]*(?:\.\w+)*(?: (?!right\b|now\b|currently\b|at\b|for\b)[A-Za-z][\w+#-]*"
+    r"(?:\.\w+)*)?"
+)
 #: One tool, a second word only capitalised or a version ("Kubernetes", "AWS ECS", "Postgres 16").
 _NAMED_TOOL = r"[A-Za-z][\w+#-]*(?:\.\w+)*(?: (?:(?-i:[A-Z])[\w+#-]*|\d[\w.]*))?"
 
@@ -183,6 +188,15 @@ def decided_against(f: Filling) -> bool:
     """A tool decided against, by its name ("kubernetes" → "Kubernetes")."""
     f.values["v"] = f.groups.get("v") or f.groups.get("w") or ""
     return _a_named_tech(f.values["v"]) and capital_tool_v(f)
+
+
+def hosted(f: Filling) -> bool:
+    """ "hosted on azure" → "Hosted on Azure": a technology only (never "hosted on a farm")."""
+    tool = (f.groups.get("v") or f.groups.get("w") or "").strip()
+    if not is_tech(tool):
+        return False
+    f.values["v"] = tool
+    return deployed(f)
 
 
 def deployed(f: Filling) -> bool:
@@ -587,6 +601,18 @@ RULES = [
         None,
         negative=True,
         finish=decided_against,
+    ),
+    # "we're hosted on azure right now", "we are hosted with Hetzner" ("were" only with now: a past
+    # host is no line)
+    rule(
+        r"\bwe(?:'re| are) (?:currently |now |all |still )?(?P<k>hosted) (?:on|with|at|in) "
+        rf"(?P<v>{_HOST_TOOL})(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|now|right now|"
+        r"at the moment|for now)\b)|"
+        rf"\bwere (?:currently )?(?P<k2>hosted) (?:on|with|at|in) (?P<w>{_HOST_TOOL})"
+        r"(?= (?:right now|now|currently|at the moment)\b)",
+        "Hosted on {v}",
+        None,
+        finish=lambda f: hosted(f),
     ),
     # "we deploy on Fly.io", "we host everything on Hetzner with docker compose", "…, deployed on
     # AWS ECS" (after a stack said in the clause)
