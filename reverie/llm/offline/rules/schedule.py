@@ -235,12 +235,14 @@ _GROUP = re.compile(
 
 def a_group_meets(f: Filling) -> bool:
     """ "our cooperative meets first monday every month 7pm" → "Team cadence: Cooperative meets
-    first monday every month 7pm"; "every 2nd wednesday" as "every second wednesday"."""
+    first monday every month 7pm"; "every 2nd wednesday" as "every other wednesday"."""
     group = f.groups.get("e", "").strip().lower()
     if not _GROUP.match(group) or set(group.split()) & PEOPLE:
         return False
     group = re.sub(r"\b(?:commitee|comittee)\b", "committee", group)
-    when = re.sub(r"\b2nd\b", "second", f.groups.get("v", "").strip())
+    # "every 2nd wednesday" is every other one
+    when = re.sub(r"\bevery (?:2nd|second)\b", "every other", f.groups.get("v", "").strip())
+    when = re.sub(r"\b2nd\b", "second", when)
     when = re.sub(r"\b3rd\b", "third", re.sub(r"\b1st\b", "first", when))
     f.values["v3"] = f"{group[:1].upper()}{group[1:]} meets {when}"
     return True
