@@ -90,7 +90,24 @@ def child_named(f: Filling) -> bool:
     return given_name(f.groups.get("v", ""))
 
 
+#: Words that may stand between a possessive and its noun ("my wife's new job").
+_BEFORE_NOUN = frozenset("new old first own best late current".split())
+
+
+def a_possession(said: str) -> bool:
+    """ "wife's new job", "husbands car": a noun follows, so "'s" is a possessive, not "is" ("my
+    wife's not really into hiking")."""
+    words = said.split()
+    if not words:
+        return False
+    if words[0] in _BEFORE_NOUN:
+        words = words[1:]
+    return bool(words) and (noun(words[0]) or noun(words[0].rstrip("s")))
+
+
 def one_household(f: Filling) -> bool:
+    if f.groups.get("k3") and not a_possession(f.groups.get("n", "")):
+        return False
     kind = f.groups.get("k") or f.groups.get("k2") or f.groups.get("k3", "")
     f.values["k"] = kind.lower()
     return bool(kind)
@@ -391,7 +408,7 @@ RULES = [
         r"and i\b|"
         # a possessive presupposes one: "for my wife's new job", "my husbands car" (typed without
         # the apostrophe)
-        r"\bmy (?P<k3>wife|husband)(?:'s|’s|s) (?=[a-z]))",
+        r"\bmy (?P<k3>wife|husband)(?:'s|’s|s) (?P<n>[a-z]+(?: [a-z]+)?))",
         "Has a {k}",
         None,
         "permanent",
