@@ -32,7 +32,15 @@ from datetime import date, timedelta
 
 from ...text.dates import MONTH_NAME, month_number, parse_timestamp
 
-__all__ = ["resolve", "parse_day", "absolute", "DATE_PHRASE"]
+__all__ = [
+    "resolve",
+    "parse_day",
+    "absolute",
+    "DATE_PHRASE",
+    "CLOCK_PHRASE",
+    "SPELLED_CLOCK",
+    "clock",
+]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
@@ -239,3 +247,76 @@ def absolute(text: str, said_on: date | None) -> str:
         return f"{m.group('pre') or 'on '}{day.isoformat()}"
 
     return _WORDY.sub(sub, text)
+
+
+# -- a time of day said in words ("ten fifteen", "half nine", "quarter past ten") ---------------
+_HOURS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "noon": 12,
+}
+_MINUTES = {
+    "o'clock": 0,
+    "oclock": 0,
+    "oh five": 5,
+    "ten": 10,
+    "fifteen": 15,
+    "twenty": 20,
+    "twenty five": 25,
+    "thirty": 30,
+    "forty": 40,
+    "forty five": 45,
+    "fifty": 50,
+}
+_HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_MINUTE = r"(?:o'?clock|oh five|ten|fifteen|twenty(?:[ -]five)?|thirty|forty(?:[ -]five)?|fifty)"
+_DIGITS = r"\d{1,2}(?::\d{2}|\.\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?"
+_MERIDIEM = r"(?:\s*(?:am|pm|in the (?:morning|afternoon|evening)))?"
+#: A time of day as people say it: "10:15", "9.30am", "3pm", "ten fifteen", "half nine",
+#: "quarter past ten", "quarter to three", "noon", "ten am".
+CLOCK_PHRASE = (
+    rf"(?:{_DIGITS}|{_HOUR}(?:[ -]{_MINUTE})?{_MERIDIEM}|half (?:past )?{_HOUR}|quarter (?:past|"
+    rf"to) {_HOUR}|noon|midday)"
+)
+#: A time of day said in words only ("eleven", "ten fifteen", "half nine", "eight o'clock").
+SPELLED_CLOCK = (
+    rf"(?:{_HOUR}(?:[ -]{_MINUTE})?|half (?:past )?{_HOUR}|quarter (?:past|to) {_HOUR}|noon|midday)"
+)
+_SPELLED = re.compile(
+    rf"^(?:(?P<h>{_HOUR})(?:[ -](?P<m>{_MINUTE}))?(?P<x>{_MERIDIEM})|half (?:past )?(?P<hh>{_HOUR})"
+    rf"|quarter (?P<q>past|to) (?P<qh>{_HOUR})|(?P<noon>noon|midday))$",
+    re.I,
+)
+
+
+def clock(said: str) -> str:
+    """A time of day in digits as the templates write it ("ten fifteen" → "10:15", "half nine" →
+    "9:30", "quarter to three" → "2:45", "ten am" → "10am", "three" → "3"); digits are kept as
+    said."""
+    text = " ".join(said.lower().replace("-", " ").split())
+    m = _SPELLED.match(text)
+    if m is None:
+        return said.strip()
+    if m.group("noon"):
+        return "12pm"
+    if m.group("hh"):
+        return f"{_HOURS[m.group('hh')]}:30"
+    if m.group("q"):
+        hour = _HOURS[m.group("qh")]
+        return f"{hour}:15" if m.group("q") == "past" else f"{(hour - 2) % 12 + 1}:45"
+    hour, minute = _HOURS[m.group("h")], _MINUTES.get(m.group("m") or "o'clock", 0)
+    mark = (m.group("x") or "").strip()
+    suffix = {"in the morning": "am", "in the afternoon": "pm", "in the evening": "pm"}.get(
+        mark, mark
+    )
+    return f"{hour}:{minute:02d}{suffix}" if minute else f"{hour}{suffix}"

@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..kinds import fold
+from ..kinds import fold, known_place, noun
 from .core import USER, Fact, Filling, change, rule, rules_of
 from .health import is_allergen
 from .phrases import BACKGROUND, NAME, PROMOTED
-from .values import is_language, is_place, is_tech
+from .values import is_language, is_place, is_tech, place_name
 
 __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read_values"]
 
@@ -87,6 +87,40 @@ def a_home_move(f: Filling) -> bool:
     )
     place = m.group("p") if m else ""
     return bool(place) and is_place(place) and not is_tech(place) and said(f)
+
+
+#: What follows a new home said in lower case: a reason or a time ("we just moved to moncton for
+#: my wife's new job", "… last month"), or nothing.
+_HOME_TAIL = re.compile(
+    r"^\s*(?:[,.;!]|$|(?:for (?:my|our|his|her|their) (?:\w+(?:'?s)? )?(?:new )?(?:job|work|"
+    r"studies|school|uni|university|family|kids|partner|wife|husband)|last (?:week|month|year|"
+    r"spring|summer|autumn|fall|winter)|this (?:week|month|year)|a (?:few|couple of) (?:weeks|"
+    r"months) ago|recently|with (?:the|my|our) (?:kids|family|wife|husband|partner|children))\b)",
+    re.I,
+)
+
+
+#: Endings of English words, not of a town's name typed in lower case ("reading", "mobile").
+_WORDLIKE = re.compile(r"(?:ing|ed|ly|ous|ive|able|ible|ile|al|ful|less|ness|ment|ship)$")
+
+
+def a_lower_case_home(f: Filling) -> bool:
+    """ "we just moved to moncton for my wife's new job": a town of the gazetteer typed in lower
+    case, too small for ``values.is_place`` to read alone, is a home after the user's own move
+    with a reason or a time after it (or nothing); never a noun, a tool or a language ("we moved
+    to mobile", "moved to rust")."""
+    place = f.groups.get("v", "").strip()
+    words = place.split()
+    if not 0 < len(words) <= 3 or any(len(w) < 4 or noun(w) or _WORDLIKE.search(w) for w in words):
+        return False
+    if is_tech(place) or is_language(place[:1].upper() + place[1:]):
+        return False
+    if not _HOME_TAIL.match(f.match.string[f.match.end() :]):
+        return False
+    if re.search(BACKGROUND, f.match.string[: f.match.start()], re.I):
+        return False
+    f.values["v"] = place_name(place)
+    return known_place(place) and not _LONG_AGO.search(f.message or f.match.string)
 
 
 _GIVEN = r"(?-i:[A-Z])[\w'’-]+"
@@ -413,7 +447,9 @@ RULES = [
         r"(?:teaching|nursing|"
         r"consulting|accounting|banking|law|medicine|retail|hospitality|academia|journalism|"
         r"engineering|the (?:army|navy|military|police|force|civil service))\b|"
-        r"\bi (?:got|was|have been|'ve been) (?:laid off|fired|let go|made redundant)\b",
+        r"\bi (?:got|was|have been|'ve been) (?:laid off|fired|let go|made redundant)\b|"
+        r"\bi(?:'ve| have)? (?:just |finally |recently )?(?:switched|changed) (?:jobs|employers|"
+        r"careers)\b",
         "Gone: job",
         finish=said,
     ),
@@ -567,7 +603,25 @@ RULES = [
     ),
 ]
 
+#: "baby" that names no child: "we had a baby shower", "a baby scan", "the baby monitor".
+_NOT_A_BABY = (
+    r"(?! (?:shower|scan|monitor|gate|food|clothes|sitter|sitting|proofing|steps|brain|blues|"
+    r"names?|stuff|things|bump|announcement|reveal|class|classes|group|swim|yoga|photos?|"
+    r"pictures?))"
+)
+
 RULES += [
+    # a home typed in lower case after a move: "we just moved to moncton for my wife's new job"
+    rule(
+        r"\b(?:i|we)(?:'ve| have)?(?: just| finally| recently| officially)? (?:moved|relocated) "
+        r"(?:back |over |down |up )?to (?P<v>[a-z][a-z'’-]+(?: [a-z][a-z'’-]+){0,2}?)"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:for|last|this|a|recently|with)\b)",
+        "Lives in {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_lower_case_home,
+    ),
     # a pet by its kind alone: "our old cat died in the spring" (the one cat in memory)
     change(
         r"\b(?:our|my) (?:old |elderly |sweet |poor )?(?P<v>dog|cat|rabbit|hamster|parrot|horse|"
@@ -593,7 +647,7 @@ RULES += [
     # a child arrived: the line saying the user has none ends ("we just had a baby boy, Leo")
     change(
         r"(?:^|\b(?:we|i|and i)(?: just| finally| recently)? )(?:had|welcomed|adopted) "
-        r"(?:a |our (?:first )?)?(?:baby|son|daughter|little (?:boy|girl))\b|"
+        rf"(?:a |our (?:first )?)?(?:baby|son|daughter|little (?:boy|girl))\b{_NOT_A_BABY}|"
         r"\b(?:our|my) (?:first )?(?:baby|son|daughter)(?: \w+)? (?:was born|arrived)\b",
         "Gone: about {v}",
         finish=a_child_arrived,
@@ -601,7 +655,7 @@ RULES += [
     # … and the line saying a baby is expected ends too
     change(
         r"(?:^|\b(?:we|i|and i)(?: just| finally| recently)? )(?:had) (?:a |our (?:first )?)?"
-        r"(?:baby|son|daughter|little (?:boy|girl)|twins)\b|"
+        rf"(?:baby|son|daughter|little (?:boy|girl)|twins)\b{_NOT_A_BABY}|"
         r"\b(?:our|my) (?:first )?(?:baby|son|daughter|twins)(?: \w+)? (?:was|were) born\b|"
         r"\bthe (?:baby|twins) (?:is|are|was|were) (?:here|born)\b",
         "Gone: about {v}",
@@ -644,6 +698,19 @@ RULES += [
         None,
         "correction",
         change=True,
+        finish=said,
+    ),
+    # a series cancelled: "we've cancelled the friday demos" (the meetings, plural: never one,
+    # "we cancelled the demo", nor a time ahead, "cancelled the standups this week")
+    change(
+        r"\b(?:cancell?ed|axed|scrapped) (?:the |our |all (?:the |our )?)"
+        r"(?:(?:weekly|daily|monthly|biweekly|fortnightly|monday|tuesday|wednesday|thursday|"
+        r"friday|morning|evening|afternoon|team|staff|all-hands) ){0,2}"
+        r"(?P<v>standups|stand-ups|retros|retrospectives|syncs|check-ins|1:1s|one-on-ones|demos|"
+        r"huddles|[a-z]+ (?:meetings|syncs|calls|reviews))\b"
+        r"(?!\s+(?:today|tomorrow|tonight|this|next|for (?:now|the|this|a|two|three)|until|over|"
+        r"during|while))",
+        "Gone: cadence {v}",
         finish=said,
     ),
     change(
@@ -793,10 +860,23 @@ def _user(files: Lines, keep: Callable[[str], object]) -> tuple[str, list[str]]:
     return "USER", [ln for ln in files.get("USER", []) if keep(ln)]
 
 
+#: A job told in the user's own words ("Drives a school bus for the county"): a verb of work and
+#: where or for whom.
+_WORK_STATED = re.compile(
+    r"^(?:Drives|Teaches|Works|Manages|Runs|Nurses|Cleans|Delivers|Cooks|Tutors|Builds|Repairs|"
+    r"Fixes|Codes|Designs|Writes|Sells|Waits tables|Bartends|Coaches|Trains|Hauls|Farms|Guards|"
+    r"Cares) .+ (?:for|at) .+$"
+)
+
+
 def _job(_value: str, files: Lines) -> tuple[str, list[str]]:
+    """The title and the employer; with neither, the one job told in the user's words."""
     user = files.get("USER", [])
     roles = [ln for ln in user if ln.startswith("Works as ")]
     firms = [ln for ln in user if ln.startswith("Works at ")]
+    if not roles and not firms:
+        told = [ln for ln in user if _WORK_STATED.match(ln)]
+        return "USER", told if len(told) == 1 else []
     return "USER", [*roles, *firms] if len(roles) <= 1 and len(firms) <= 1 else []
 
 
@@ -927,9 +1007,11 @@ def _partner_named(line: str, name: str) -> bool:
 
 
 def _same_event(line: str, event: str) -> bool:
-    """ "standups" is the event of "Team cadence: standup daily at 9:15" (its head word)."""
-    head = fold(event).split()[0].rstrip("s")
-    return head in {w.rstrip("s") for w in re.findall(r"[\w:-]+", fold(line))}
+    """ "standups" is the event of "Team cadence: standup daily at 9:15", "team meetings" of
+    "Team cadence: team meeting on Mondays": every word of it in the line past its head."""
+    held = re.sub(r"^(?:team cadence|routine):\s*", "", fold(line))
+    words = {w.rstrip("s") for w in re.findall(r"[\w:-]+", held)}
+    return bool(event.strip()) and {w.rstrip("s") for w in fold(event).split()} <= words
 
 
 def _same(a: str, b: str) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..dates import DATE_PHRASE
+from ..dates import CLOCK_PHRASE, DATE_PHRASE, clock
 from ..dates import resolve as resolve_date
 from ..kinds import fold
 from .core import USER, Filling, change, rule, rules_of
@@ -184,6 +184,15 @@ _MOVED_VERB = (
 )
 
 
+def a_meeting_at(f: Filling) -> bool:
+    """A meeting's new time, in digits ("ten fifteen" is 10:15); only a meeting's (a flight, a
+    party moved "to ten" is no line's)."""
+    if not _MEETING.search(f.groups.get("e", "")):
+        return False
+    f.values["v"] = clock(f.groups.get("v", ""))
+    return True
+
+
 def a_tool_version(f: Filling) -> bool:
     tool = f.groups.get("t") or f.groups.get("t2") or ""
     f.values["t"], f.values["v"] = tool, f.groups.get("v") or f.groups.get("v2") or ""
@@ -290,7 +299,8 @@ RULES = [
     *rules_of(
         (
             rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also|all))? )"
-            rf"(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted) "
+            rf"(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted|"
+            rf"finished (?:moving|migrating|switching)) "
             rf"(?:\w+ )?(?:from|off(?: of)?) {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
             rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also))? )"
             rf"(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",
@@ -337,9 +347,9 @@ RULES = [
     change(
         r"\b(?:upgraded|updated|bumped|moved|migrated|switched|went)(?: (?:everything|it|us|the "
         r"app|the "
-        r"project))?(?: up| over)? to (?P<t>(?-i:[A-Z])[\w.+#-]*) (?:version |"
+        r"project))?(?: up| over)? to (?P<t>[A-Za-z][\w.+#-]*) (?:version |"
         r"v)?(?P<v>\d+(?:\.\d+)*)\b|"
-        r"\b(?:upgraded|updated|bumped) (?P<t2>(?-i:[A-Z])[\w.+#-]*) to (?:version |v)?"
+        r"\b(?:upgraded|updated|bumped) (?P<t2>[A-Za-z][\w.+#-]*) to (?:version |v)?"
         r"(?P<v2>\d+(?:\.\d+)*)\b",
         "Now: version {t} {v}",
         finish=a_tool_version,
@@ -351,6 +361,15 @@ RULES = [
         r"(?P<v>\d{1,2}(?::\d{2})?\s*(?:am|pm)?)(?=\s*(?:[,.;!]|$)|\s+(?:starting|from|on|every|"
         r"now)\b)",
         "Now: time {v} {e}",
+    ),
+    # "from next week standup moves to ten fifteen same days": a meeting's new time, said in words
+    # or as the meeting's own move ("moves", "is moving")
+    change(
+        rf"^{_FROM_WHEN}(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are "
+        rf")?(?:been )?{_MOVED_VERB}(?: back| forward| up)? to (?P<v>{CLOCK_PHRASE})"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:starting|from|on|every|now|same|next|this|instead)\b)",
+        "Now: time {v} {e}",
+        finish=a_meeting_at,
     ),
     *rules_of(
         (
@@ -394,13 +413,24 @@ RULES = [
         change=True,
         finish=moved_or_corrects,
     ),
+    # "update: we moved, florianopolis now, lagoa da conceicao": the move said, then where, "now"
+    rule(
+        r"\b(?:i|we)(?:'ve| have)?(?: just| finally| recently| officially)? (?:moved|relocated)"
+        r"(?: house| home| again)?(?:,| -|:)\s*(?:(?:we're|were|i'm|im|we are|i am) )?"
+        r"(?:(?:now |based |living )?in )?(?P<v>[\w'’ -]{2,40}?) now(?=\s*(?:[,.;!]|$))",
+        "Lives in {v}",
+        {"v": is_place},
+        "correction",
+        change=True,
+    ),
     change(
         rf"^i meant {_NEW}{_SWAP_END}",
         "Now: swap {v}",
         finish=meant,
     ),
     rule(
-        rf"\b(?:it's|its|it is|he's|he is|hes|she's|she is|shes|mine is|mine's|mine is called|"
+        rf"\b(?:(?:it's|its|it is|he's|he is|hes|she's|she is|shes)(?: actually| really)?|mine is|"
+        r"mine's|mine is called|"
         r"the name is|(?:his|her|my) name is actually|i meant|(?:it's |its |it is )?spelled|"
         rf"spelt) {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:actually|"
         r"with|not|and|it's|its)\b)",
@@ -409,6 +439,17 @@ RULES = [
         "correction",
         change=True,
         finish=name_corrected,
+    ),
+    # "Just got married! I go by Elif Demir now": the given name kept, a new surname
+    rule(
+        r"\b(?:i(?:'ll| will)? go by|i'm going by|call me|you can call me) "
+        r"(?P<n>(?-i:[A-Z])[\w'’-]+) (?P<v>(?-i:[A-Z])[\w'’-]+)"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:now|from now on|from here on|going forward)\b)",
+        "Now: surname {v}; said: {n}",
+        {"v": is_name},
+        "correction",
+        change=True,
+        finish=surname_changed,
     ),
     rule(
         rf"\bmy (?:surname|last name|family name) is {NAME}",
@@ -510,12 +551,14 @@ def _one_name(candidates: list[tuple[str, str, str]]) -> tuple[str, str, str] | 
 
 def _meant(line: str, value: str, said: list[str]) -> bool:
     """The old name is the one meant: said again ("Luna is my sister's cat"), the word "name" said,
-    or spelled like the new one ("Jose" and "Joao", "Max" and "Mads", "Jurgen" and "Jürgen")."""
+    spelled like the new one ("Jose" and "Joao", "Max" and "Mads", "Jurgen" and "Jürgen"), or its
+    short form ("Jin" of "Jinwei": the name said in full)."""
     old = _held_name(line)
     if old in said or "name" in said:
         return True
     a, b = fold(old), fold(value)
-    return a == b or (len(a) >= 3 and _distance(a, b) <= max(1, len(a) // 2))
+    short = len(a) >= 3 and len(a.split()) == len(b.split()) == 1 and b.startswith(a)
+    return a == b or short or (len(a) >= 3 and _distance(a, b) <= max(1, len(a) // 2))
 
 
 def _distance(a: str, b: str) -> int:
@@ -538,12 +581,16 @@ def _names(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]
     return out
 
 
-def _surnames(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]]:
+def _surnames(files: dict[str, list[str]], value: str, said: str) -> list[tuple[str, str, str]]:
+    """The full name's surname said anew; when the given name is said with it ("I go by Elif
+    Demir now"), only the name of that given name."""
     out = []
     for line in files.get("USER", []):
         m = _NAME_LINE.match(line)
         if m and len(m.group("v").split()) > 1:
-            given = m.group("v").rsplit(" ", 1)[0]
+            given, old = m.group("v").rsplit(" ", 1)
+            if (said and fold(given) != fold(said)) or fold(old) == fold(value):
+                continue
             out.append(("USER", line, f"Name: {given} {value}"))
     return out
 
@@ -578,11 +625,23 @@ _SHORT_TAIL = r"(?:\.js|js|db|DB|ql|QL|sql|SQL)"
 _VERSIONED = re.compile(r"^(?P<head>Uses [A-Za-z][\w.+-]*) (?P<v>v?\d+(?:\.\d+)*[a-z]?)$")
 
 
+#: Words of a meeting's name that say when it is, not which ("weekly", "the").
+_EVENT_WORDS = frozenset("the our my weekly daily biweekly fortnightly monthly morning".split())
+
+
 def _names_event(line: str, event: str) -> bool:
     """ "standups", "the 1:1s" name the event of "Team cadence: standup at 9:30" (folded,
     singular)."""
     key = re.sub(r"s\b", "", fold(event))
-    return fold(event) in fold(line) or key in re.sub(r"s\b", "", fold(line))
+    held = re.sub(r"s\b", "", fold(line))
+    if fold(event) in fold(line) or key in held:
+        return True
+    # "the tuesday sync" is "Team sync Tuesdays at 2pm": its day said too must be the line's
+    words = key.split()
+    days = [w for w in words if re.fullmatch(_WEEKDAY, w)]
+    rest = [w for w in words if w not in days and w not in _EVENT_WORDS]
+    said = set(re.findall(r"[\w:-]+", held))
+    return bool(rest) and set(rest) <= said and set(days) <= said
 
 
 def _versions(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]]:
@@ -614,7 +673,6 @@ def _languages(files: dict[str, list[str]], value: str) -> list[tuple[str, str, 
 
 _CANDIDATES = {
     "name": _names,
-    "surname": _surnames,
     "date": _dates,
     "time": _times,
     "language": _languages,
@@ -668,7 +726,11 @@ def _cadences(files: dict[str, list[str]], value: str, event: str) -> list[tuple
         days = _WHEN.findall(line)
         if len(days) != 1 or (event and not _names_event(line, event)):
             continue
-        new = value if re.search(r"\d", value) or not re.search(r"\d", days[0]) else None
+        new = (
+            _said_like(value, days[0])
+            if re.search(r"\d", value) or not re.search(r"\d", days[0])
+            else None
+        )
         if new is None:  # a day said alone keeps the line's time
             new = re.sub(rf"{_WEEKDAY}", value, days[0], count=1, flags=re.I)
         lead = re.match(r"(?:every |on )", days[0], re.I)
@@ -678,6 +740,15 @@ def _cadences(files: dict[str, list[str]], value: str, event: str) -> list[tuple
         if new_line != line:
             out.append(("MEMORY", line, new_line))
     return out
+
+
+def _said_like(value: str, held: str) -> str:
+    """A new day and time written as the line wrote its old one ("wednesdays 11am" for "Tuesdays
+    at 2pm" is "Wednesdays at 11am")."""
+    value = re.sub(_WEEKDAY, lambda m: m.group(0).capitalize(), value, count=1, flags=re.I)
+    if re.search(r"\bat\b", held) and not re.search(r"\bat\b", value):
+        value = re.sub(rf"^({_WEEKDAY})\s+(?=\d)", r"\1 at ", value, flags=re.I)
+    return value
 
 
 _FAVOURITE = re.compile(r"^(?P<head>Favourite [\w ]+: )(?P<v>.+)$")
@@ -696,6 +767,7 @@ def _favourites(files: dict[str, list[str]], value: str, said: str) -> list[tupl
 
 
 _SAID = {
+    "surname": _surnames,
     "allergy": _allergies,
     "children": _children,
     "cadence": _cadences,

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import given_name
+from .. import kinds
+from ..kinds import given_name, known_place_in_lower_case, noun
 from .core import USER, Filling, rule
+from .lexicon import NOT_NAMES, TECH
 from .phrases import NAME, PSTOP
-from .values import is_name
+from .values import is_language, is_name
 
 #: Relatives and colleagues, as a pattern (``lexicon.PEOPLE`` as a set).
 KIN = (
@@ -26,6 +28,37 @@ KIN = (
 def named_person(f: Filling) -> bool:
     """A wife or a son has a given name ("Colombian" is none)."""
     return given_name(f.groups.get("v", ""))
+
+
+def named_after_kin(f: Filling) -> bool:
+    """A name right after the kin word ("my daughter Mei is 3", "a son called Tevita"): a given name
+    of the list, or one word shaped as a name that is no other kind of word the engine knows
+    (never "my son Monday", "my boss Slack"). After "is" only the list's names count: "my wife is
+    Colombian", "my boss is Brilliant" say what, not who."""
+    value = f.groups.get("v", "")
+    return given_name(value) or name_shaped(value)
+
+
+#: The endings of a people's or a language's name ("Colombian", "Chinese", "Danish", "Icelandic"):
+#: a word the list of names lacks with one is more likely that than a name.
+_DEMONYM = re.compile(r"(?:an|ese|ish|ic|ern|ean|[alnq]i)$")
+
+
+def name_shaped(value: str) -> bool:
+    """One capitalised word of letters that is no time word, nationality, language, country or
+    large city, technology or common noun: a name the list lacks ("Mei", "Zosia", "Kayode")."""
+    if not re.fullmatch(r"[A-Z][a-z]{1,14}", value) or _DEMONYM.search(value):
+        return False
+    if not kinds._given_names():  # the list did not load: no name of this kind (``kinds._safe``)
+        return False
+    low = value.lower()
+    return not (
+        low in NOT_NAMES
+        or low in TECH
+        or noun(low)
+        or known_place_in_lower_case(low)
+        or is_language(value)
+    )
 
 
 #: Children said as a group ("our two boys", "I have twin girls"), written by what they are.
@@ -46,6 +79,7 @@ _ONE_CHILD = {"children": "child", "sons": "son", "daughters": "daughter"}
 def children(f: Filling) -> bool:
     """ "our two boys" → "Has two sons"."""
     f.values["k"] = _CHILDREN[f.groups["k"].lower()]
+    f.values["n"] = f.groups["n"].lower()
     return True
 
 
@@ -56,8 +90,25 @@ def child_named(f: Filling) -> bool:
     return given_name(f.groups.get("v", ""))
 
 
+#: Words that may stand between a possessive and its noun ("my wife's new job").
+_BEFORE_NOUN = frozenset("new old first own best late current".split())
+
+
+def a_possession(said: str) -> bool:
+    """ "wife's new job", "husbands car": a noun follows, so "'s" is a possessive, not "is" ("my
+    wife's not really into hiking")."""
+    words = said.split()
+    if not words:
+        return False
+    if words[0] in _BEFORE_NOUN:
+        words = words[1:]
+    return bool(words) and (noun(words[0]) or noun(words[0].rstrip("s")))
+
+
 def one_household(f: Filling) -> bool:
-    kind = f.groups.get("k") or f.groups.get("k2", "")
+    if f.groups.get("k3") and not a_possession(f.groups.get("n", "")):
+        return False
+    kind = f.groups.get("k") or f.groups.get("k2") or f.groups.get("k3", "")
     f.values["k"] = kind.lower()
     return bool(kind)
 
@@ -160,13 +211,85 @@ def a_parent(f: Filling) -> bool:
 
 def child_born(f: Filling) -> bool:
     """A newborn by name: a girl is a daughter, a boy a son."""
-    kind = (f.groups.get("k") or f.groups.get("k2") or "").lower()
+    kind = (f.groups.get("k") or f.groups.get("k2") or f.groups.get("k3") or "").lower()
     f.values["k"] = {"girl": "daughter", "boy": "son"}.get(kind, kind)
-    f.values["v"] = f.groups.get("v") or f.groups.get("v2") or ""
+    f.values["v"] = f.groups.get("v") or f.groups.get("v2") or f.groups.get("v3") or ""
     return given_name(f.values["v"])
 
 
+#: How often children stay with the user: "every other week", "on weekdays", "every other
+#: weekend", "half the week", "alternate weeks".
+_RHYTHM = (
+    r"(?P<v>every (?:other|second) (?:week|weekend)|on (?:weekdays|weekends|school nights)|"
+    r"during the week|at weekends|half (?:the|of the) (?:week|time)|alternate (?:weeks|weekends)|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days? to (?:mon|tues|wednes|thurs|fri|satur|sun)days?)"
+)
+#: A message about the user's children or their other parent.
+_CHILD_TALK = re.compile(
+    r"\b(?:kids?|children|child|sons?|daughters?|boys|girls|custody|my ex|co-?parent\w*)\b", re.I
+)
+
+
+def staying(f: Filling) -> bool:
+    """ "they're with me every other week" in a message about the user's children: who stays, by
+    the pronoun ("she" a daughter, "he" a son, "they" the children), and how often."""
+    message = f.message or f.match.string
+    if not _CHILD_TALK.search(message):
+        return False
+    who = (f.groups.get("w") or "").lower()
+    kind = f.groups.get("k", "").lower()
+    if kind:
+        f.values["K"] = {"kids": "Children", "children": "Children"}.get(kind, kind.capitalize())
+    elif who.startswith("she"):
+        f.values["K"] = "Daughter"
+    elif who.startswith("he"):
+        f.values["K"] = "Son"
+    else:
+        f.values["K"] = "Children"
+    needs = {"Daughter": r"\bdaughter|\bgirl", "Son": r"\bson\b|\bboy"}.get(f.values["K"])
+    if needs and not re.search(needs, message, re.I):
+        return False
+    f.template = (
+        f.template.replace("stay ", "stays ") if f.values["K"] != "Children" else f.template
+    )
+    return True
+
+
+def custody(f: Filling) -> bool:
+    kind = f.groups.get("k", "").lower()
+    f.values["k"] = {"kids": "children"}.get(kind, kind)
+    name = f.groups.get("v", "")
+    if name and not named_after_kin(f):
+        return False
+    f.template = "Shares custody of their {k} {v}" if name else "Shares custody of their {k}"
+    return True
+
+
 RULES = [
+    # custody and its rhythm: "My ex and I share custody of our daughter Zoe", "i have my son
+    # every other weekend", "they're with me every other week" (in a message about children)
+    rule(
+        r"\b(?:i|we|my ex(?:-\w+)? and i|[A-Z][a-z]+ and i) (?:share|have shared|split) (?:joint "
+        r")?custody of (?:our|my|the) (?P<k>son|daughter|kids|children|boys|girls|twins)"
+        rf"(?:,? {NAME})?(?=\s*(?:[,.;!]|$)|\s+(?:and|with|who|since)\b)",
+        "Shares custody of their {k} {v}",
+        None,
+        finish=custody,
+    ),
+    rule(
+        r"\bi (?:have|get|see) (?:my|our|the) (?P<k>son|daughter|kids|children)(?: [a-z]+)? "
+        rf"{_RHYTHM}\b",
+        "{K} stay with them {v}",
+        None,
+        finish=staying,
+    ),
+    rule(
+        r"(?:^|\b)(?P<w>they're|they are|she's|she is|he's|he is|the kids are|kids are) with me "
+        rf"(?:full[- ]time|{_RHYTHM})\b",
+        "{K} stay with them {v}",
+        None,
+        finish=staying,
+    ),
     # "Sofie's my wife now": a partner named as the new kin
     rule(
         rf"(?:^|\b(?:and|so|now)\s+){NAME}(?:'s| is) (?:now )?my (?P<k>wife|husband|fianc[eé]e?|"
@@ -183,7 +306,7 @@ RULES = [
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",
-        finish=named_person,
+        finish=named_after_kin,
     ),
     rule(
         rf"\bmy (?P<k>{KIN})(?:'s name is| is) {NAME}\s*(?:[,.!]|$)",
@@ -199,21 +322,21 @@ RULES = [
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",
-        finish=named_person,
+        finish=named_after_kin,
     ),
     rule(
         rf"\bi have an? (?P<k>{KIN}) (?:called|named) {NAME}",
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",
-        finish=named_person,
+        finish=named_after_kin,
     ),
     rule(
         rf"\bour (?P<k>{KIN})(?:'s name)? is (?:called |named ){NAME}",
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",
-        finish=named_person,
+        finish=named_after_kin,
     ),
     rule(
         rf"\bour (?P<k>{KIN}),? {NAME},?\s+(?:is|lives|works|was|has|just|will|and|who|studies|"
@@ -222,16 +345,17 @@ RULES = [
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",
-        finish=named_person,
+        finish=named_after_kin,
     ),
     # "My husband Tomasz and I have a daughter, Zosia"; "I've got a son, Theo"
     rule(
-        rf"\b(?:i|we)(?:'ve| have)?(?: got| have)? an? (?P<k>{KIN}),? {NAME}(?=\s*(?:[,.;!]|$)|"
+        rf"\b(?:i|we)(?:'ve| have)?(?: got| have)? (?:an?|one|only one) (?P<k>{KIN})"
+        rf"(?: together)?,? {NAME}(?=\s*(?:[,.;!]|$)|"
         r"\s+(?:and|who|is)\b)",
         "Has a {k} named {v}",
         {"v": is_name},
         "permanent",
-        finish=named_person,
+        finish=named_after_kin,
     ),
     # "I have twin boys, Arjun and Rohan": each child by name
     rule(
@@ -254,9 +378,23 @@ RULES = [
     ),
     # "our two boys", "me, my wife and our two kids", "I have 4 grandkids"
     rule(
-        r"\b(?:my|our|(?:i|we)(?: now)?(?: have|'ve got| have got)) "
+        r"\b(?:my|our|(?:i|we|me and my (?:wife|husband|partner)|my (?:wife|husband|partner) and "
+        r"(?:i|me))(?: now)?(?: have|'ve got| have got)) "
         rf"{_COUNT} (?:little |young |grown |"
         r"teenage )?(?P<k>kids|children|boys|girls|sons|daughters|grandkids|grandchildren)\b",
+        "Has {n} {k}",
+        None,
+        "permanent",
+        finish=children,
+    ),
+    # the count said as a fragment about the user: "Divorced. Two kids, Petra (15) and Marek
+    # (12)", "married, three kids" (at the message's start or after what the user says of
+    # themselves, as "no kids")
+    rule(
+        r"(?:^|\b(?:single|married|divorced|widowed|separated|mum|mom|dad|father|mother|parent) "
+        r"(?:of|with) |(?:^|\b)(?:single|married|divorced|widowed|separated)[,.;]\s*)"
+        rf"{_COUNT} (?:little |young |grown |teenage )?(?P<k>kids|children|boys|girls|sons|"
+        r"daughters)(?=\s*(?:[,.;!(:]|$)|\s+(?:and|under|aged|all)\b)",
         "Has {n} {k}",
         None,
         "permanent",
@@ -267,7 +405,10 @@ RULES = [
     # about her than about a marriage, and is left to the named rules)
     rule(
         r"(?:\b(?:with|me,?(?: and)?) my (?P<k>wife|husband)\b(?![-'’])|\bmy (?P<k2>wife|husband) "
-        r"and i\b)",
+        r"and i\b|"
+        # a possessive presupposes one: "for my wife's new job", "my husbands car" (typed without
+        # the apostrophe)
+        r"\bmy (?P<k3>wife|husband)(?:'s|’s|s) (?P<n>[a-z]+(?: [a-z]+)?))",
         "Has a {k}",
         None,
         "permanent",
@@ -359,7 +500,8 @@ RULES = [
     ),
     # engaged: "I'm engaged to Karim", "got engaged to my gf Priya last weekend"
     rule(
-        r"\bi(?:'m| am| got| just got| recently got)? engaged to "
+        r"(?:\bi(?:'m| am| got| just got| recently got)?|^(?:(?:just|recently|finally|so) )?got) "
+        r"engaged to "
         rf"(?:my (?:gf|bf|girlfriend|boyfriend|partner) )?{NAME}",
         "Engaged to {v}",
         {"v": is_name},
@@ -373,7 +515,11 @@ RULES = [
         r"(?:^|\b(?:we|i|and i)(?: just| finally| recently)? )(?:welcomed|had) (?:a |our )?"
         r"(?:baby |little )?(?P<k2>girl|boy|son|daughter),? "
         rf"(?:named |called )?(?P<v2>(?-i:[A-Z])[\w'’-]+)(?=\s*(?:[,.;!]|$)|\s+(?:last|this|on|in|"
-        r"yesterday)\b)",
+        r"yesterday)\b)|"
+        # "we just had our first baby in May, a boy, Tomas!"
+        r"\b(?:we|i|and i)(?: just| finally| recently)? had (?:a |our )?(?:first |second |third )?"
+        r"baby(?: (?:in|on|last) [\w ]{2,20}?)?, a (?P<k3>girl|boy),? (?:named |called )?"
+        r"(?P<v3>(?-i:[A-Z])[\w'’-]+)(?=\s*(?:[,.;!]|$))",
         "Has a {k} named {v}",
         None,
         "permanent",
@@ -383,6 +529,8 @@ RULES = [
 
 CANON = [
     (rf"^Has an? ({KIN}) named (.+)$", USER, None),
+    (r"^(?:Children|Son|Daughter) stays? with them (.+)$", USER, None),
+    (r"^Shares custody of their (.+)$", USER, None),
     (r"^Has an? (wife|husband|partner)$", USER, None),
     # the count of children is one value ("we now have three kids" replaces "Has two children")
     (

@@ -96,17 +96,62 @@ RULES = [
     # lessons the user takes or keeps up with: "I'm taking German lessons", "I'll keep up with my
     # Spanish classes" (not "I quit my German lessons", "my son's French lessons")
     rule(
-        r"\bi(?:'m| am|'ve been| have been|'ll| will)? (?:definitely |still |also |now |currently "
+        r"\bi(?:'m| am|'ve been| have been|'ll| will|'ve| have)? (?:definitely |still |also |now |"
+        r"currently |just |recently "
         r")?"
         r"(?:going to |gonna )?(?:keep(?:ing)? up with|keep(?:ing)? going with|continu(?:e|ing) "
         r"with|"
-        r"carry(?:ing)? on with|tak(?:e|ing)|lov(?:e|ing)|enjoy(?:ing)?) (?:my "
+        r"carry(?:ing)? on with|tak(?:e|ing)|lov(?:e|ing)|enjoy(?:ing)?|start(?:ed|ing)?|began|"
+        r"signed up for|enrolled in|joined) (?:my |an? |the )?(?:evening |night |weekly |online )?"
+        r"(?:"
         r")?(?P<v>[A-Z][a-z]+) "
         r"(?:lessons|classes|course|lesson)\b",
         "Is learning {v}",
         {"v": is_language},
     ),
     rule(r"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", {"v": is_language}),
+    # typed in lower case, a list of two or three: "i speak greek and english", "i also speak
+    # russian and decent english"
+    rule(
+        r"\bi (?:also |can |can also )?speak (?:fluent )?(?P<v>[a-z]+(?:(?:,| and|, and) "
+        r"(?:decent |good |fluent |basic |some )?[a-z]+){0,2})(?=\s*(?:[,.;!]|$)|\s+(?:and|but|at|"
+        r"with|too|as well)\b)",
+        "Speaks {v}",
+        {"v": lambda v: a_language(v.split(",")[0].split(" and ")[0])},
+        split=each_language,
+        finish=lambda f: spoken_list(f),
+    ),
+    # "Hebrew is native for me", "native in mandarin and cantonese" (one or two, as one line: the
+    # native language is one slot)
+    rule(
+        rf"(?:^|\band |, ){_LANG} is (?:my )?native(?: for me| to me)?(?=\s*(?:[,.;!]|$)|\s+(?:and|"
+        r"but|so)\b)|"
+        r"(?:^|\bi(?:'m| am) )native in (?P<w>[A-Za-z]+(?: (?:and|&) [A-Za-z]+)?)"
+        r"(?=\s*(?:[,.;!]|$)|"
+        r"\s+(?:and|but|so)\b)",
+        "Native language: {v}",
+        None,
+        "permanent",
+        finish=lambda f: natives(f),
+    ),
+    # "bilingual french/english", "I'm bilingual English and Welsh": each a line
+    rule(
+        r"(?:^|\bi(?:'m| am) (?:fully |completely |basically )?)bilingual (?:in )?"
+        r"(?P<v>[A-Za-z]+(?:\s*(?:/|&|and)\s*[A-Za-z]+))(?=\s*(?:[,.;!]|$))",
+        "Speaks {v}",
+        None,
+        split=each_language,
+        finish=lambda f: a_pair(f),
+    ),
+    # a label and its list: "Languages: Arabic (native), French (fluent), English (good)"
+    rule(
+        r"^(?:my )?languages?:\s*(?P<v>[A-Za-z]+(?: \([a-z -]{2,20}\))?(?:\s*(?:,|and|/)\s*"
+        r"[A-Za-z]+(?: \([a-z -]{2,20}\))?){0,5})\s*[.!]?$",
+        "Speaks {v}",
+        None,
+        split=lambda t: labelled(t),
+        finish=lambda f: bool(f.values.get("v")),
+    ),
     rule(
         r"\bmy (?:native|first|mother) (?:language|tongue) is (?P<v>[A-Z][a-z]+)\b",
         "Native language: {v}",
@@ -132,6 +177,14 @@ RULES = [
         {"v": a_language},
         finish=capitalised,
     ),
+    # "amharic is my first language, english second"
+    rule(
+        r"\bmy (?:first|native|mother) (?:language|tongue),? (?P<v>[A-Za-z]+) (?:is )?(?:my )?"
+        r"(?:second|third)(?: (?:language|one))?(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so)\b)",
+        "Speaks {v}",
+        {"v": a_language},
+        finish=capitalised,
+    ),
     rule(
         r"\bmy (?:second|third|other) language is (?P<v>[A-Za-z]+)\b",
         "Speaks {v}",
@@ -140,7 +193,7 @@ RULES = [
     ),
     # "Portuguese is my first language", "Yoruba is my mother tongue", "(my) mother tongue is Dutch"
     rule(
-        rf"(?:^|\band |, ){_LANG} is my (?:first|native|mother) (?:language|tongue|languge)\b",
+        rf"(?:^|\band |, |: ){_LANG} is my (?:first|native|mother) (?:language|tongue|languge)\b",
         "Native language: {v}",
         {"v": a_language},
         "permanent",
@@ -168,7 +221,7 @@ RULES = [
     ),
     rule(
         r"\bmy (?P<v>[A-Z][a-z]+) is (?:basically |pretty much |now |almost )?(?:fluent|native|"
-        r"good|decent)\b",
+        r"good|decent|conversational)\b",
         "Speaks {v}",
         {"v": is_language},
     ),
@@ -204,8 +257,10 @@ RULES = [
     # where a language is spoken: "We speak Cebuano at home and English at work", "Hindi at home,
     # Marathi with my in-laws, English at work", "I speak Russian with my parents"
     rule(
-        r"(?:\bi (?:mostly |mainly |usually |only )?(?:speak|use) |^|, (?:and )?|\band )"
-        r"(?P<v>[A-Za-z]+) (?:at home|at work|with (?:my|our) (?:parents|kids|children|family|wife|"
+        r"(?:\bi (?:mostly |mainly |usually |only )?(?:speak|use) |\bi grew up speaking |^|, "
+        r"(?:and )?|\band )"
+        r"(?P<v>[A-Za-z]+) (?:at home|at work|at school|for work|with (?:my|our) (?:parents|kids|"
+        r"children|family|wife|"
         r"husband|partner|in-laws|grandparents|mum|mom|dad|grandmother|grandfather))\b",
         "Speaks {v}",
         {"v": a_language},
@@ -224,6 +279,14 @@ RULES = [
     rule(
         r"\bmy (?P<v>[A-Za-z]+) is (?:really |pretty |very |quite |a bit |super |still |kinda |"
         r"kind of )?(?P<d>basic|rusty|limited|ok|okay|ok-ish|so-so)\b",
+        "Speaks {d} {v}",
+        {"v": a_language},
+        finish=spoken_some,
+    ),
+    # the degree said as a fragment in a list of languages: "…, english for work, hindi so-so"
+    rule(
+        r"(?:, (?:and )?)(?P<v>[A-Za-z]+) (?P<d>so-so|ok-ish|basic|rusty|limited)"
+        r"(?=\s*(?:[,.;!]|$))",
         "Speaks {d} {v}",
         {"v": a_language},
         finish=spoken_some,
@@ -254,7 +317,7 @@ RULES = [
         r"(?:^|\band |, )(?:(?:i(?:'m| am) )?(?:now )?(?:doing|learning|studying|"
         r"started(?: learning)?|"
         r"picked up|switched to|moved on to|on to|onto)) (?P<v>[A-Za-z]+)(?: now| instead)?"
-        r"(?=\s*(?:[,.;!]|$)|\s+(?:now|instead|on duolingo)\b)",
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:now|instead|on duolingo|since|because|as)\b)",
         "Is learning {v}",
         {"v": a_language},
         change=True,
@@ -331,4 +394,54 @@ def _native(f: Filling) -> bool:
     if not a_language(value):
         return False
     f.values["v"] = value[:1].upper() + value[1:]
+    return True
+
+
+def natives(f: Filling) -> bool:
+    """ "mandarin and cantonese" → "Mandarin and Cantonese": each a language."""
+    value = f.groups.get("v") or f.groups.get("w") or ""
+    parts = [p for p in re.split(r"\s+(?:and|&)\s+", value.strip()) if p]
+    if not parts or not all(a_language(p) for p in parts):
+        return False
+    f.values["v"] = " and ".join(p[:1].upper() + p[1:] for p in parts)
+    return True
+
+
+def a_pair(f: Filling) -> bool:
+    """ "french/english" → "French and English", each a language (``each_language`` splits)."""
+    parts = [p for p in re.split(r"\s*(?:/|&|\band\b)\s*", f.values.get("v", "")) if p]
+    if len(parts) < 2 or not all(a_language(p) for p in parts):
+        return False
+    f.values["v"] = " and ".join(p[:1].upper() + p[1:] for p in parts)
+    return True
+
+
+_LABELLED = re.compile(r"(?P<v>[A-Za-z]+)(?: \((?P<d>[a-z -]{2,20})\))?")
+_NATIVE_DEGREE = frozenset({"native", "mother tongue", "first", "first language", "l1"})
+
+
+def labelled(text: str) -> list[str]:
+    """ "Speaks Arabic (native), French (fluent), English (good)" → a line per language: the native
+    one as ``Native language``, the others as spoken; a word that is no language ends the list."""
+    out = []
+    for item in re.split(r"\s*(?:,|\band\b|/)\s*", text.removeprefix("Speaks ")):
+        m = _LABELLED.fullmatch(item.strip())
+        if not m or not a_language(m.group("v")):
+            break
+        name = m.group("v")[:1].upper() + m.group("v")[1:]
+        degree = (m.group("d") or "").strip()
+        if degree in _NATIVE_DEGREE:
+            out.append(f"Native language: {name}")
+        elif degree in ("", "fluent", "good", "very good", "excellent", "conversational", "ok"):
+            out.append(f"Speaks {name}")
+    return out
+
+
+def spoken_list(f: Filling) -> bool:
+    """ "greek and decent english" → "Greek and English": a degree word before a language is left
+    out (the line says it is spoken), and the list is cut where a word is no language."""
+    value = re.sub(r"\b(?:decent|good|fluent|basic|some) ", "", f.values.get("v", ""))
+    f.values["v"] = " ".join(
+        w if w in ("and", "or") else w[:1].upper() + w[1:] for w in value.split()
+    )
     return True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ..dates import CLOCK_PHRASE, clock
 from .core import MEMORY, Filling, rule, rules_of
 from .lexicon import CADENCE, DATABASES, NOT_NAMES, PROJECT_NOUN, TECH
 from .person import third_person
@@ -81,9 +82,24 @@ def whole_event(f: Filling) -> bool:
     return keep_at(f)
 
 
+#: A time said in words after "at" ("at ten in the morning", "at half nine").
+_AT_WORDS = re.compile(rf"\bat (?P<t>(?=[a-z])(?:{CLOCK_PHRASE}))(?=\s*(?:[,.;!]|$)|\s)", re.I)
+#: Where a cadence's clause ends and another begins ("… at three and its always on zoom").
+_NEXT_CLAUSE = re.compile(
+    r",\s+(?=(?:it'?s|its|it is|they|we|i|i'm|im|that|which|but|so)\b)|\s+(?:and|but|so|because)"
+    r"\s+(?=(?:it'?s|its|it is|it|they|we|we're|i|i'm|im|that)\b)",
+    re.I,
+)
+
+
 def keep_at(f: Filling) -> bool:
-    """A cadence keeps its "at": "at 9:30 every day"."""
-    f.values["v"] = clean(f.groups["v"], False, strip=False)
+    """A cadence keeps its "at": "at 9:30 every day"; a time said in words is written in digits
+    ("at ten in the morning" → "at 10am"), the verb of "we do retro …" is left out, and the
+    clause ends where the next one begins ("… and it's always on zoom")."""
+    value = _NEXT_CLAUSE.split(clean(f.groups["v"], False, strip=False), maxsplit=1)[0]
+    value = value.rstrip(" ,;")
+    value = re.sub(r"^(?:do|have|hold|run) (?:an? |our |the )?(?=\w)", "", value)
+    f.values["v"] = _AT_WORDS.sub(lambda m: f"at {clock(m.group('t'))}", value)
     return True
 
 
@@ -107,6 +123,11 @@ _LIST = re.compile(
 _ALIASES = {"RN": "React Native", "k8s": "Kubernetes", "K8s": "Kubernetes"}
 #: One tool as named: a word or two ("AWS ECS", "docker compose", "Fly.io").
 _A_TOOL = r"[A-Za-z][\w+#-]*(?:\.\w+)*(?: [A-Za-z][\w+#-]*(?:\.\w+)*)?"
+#: A host's name, never with the time after it ("azure right now").
+_HOST_TOOL = (
+    r"[A-Za-z][\w+#-]*(?:\.\w+)*(?: (?!right\b|now\b|currently\b|at\b|for\b)[A-Za-z][\w+#-]*"
+    r"(?:\.\w+)*)?"
+)
 #: One tool, a second word only capitalised or a version ("Kubernetes", "AWS ECS", "Postgres 16").
 _NAMED_TOOL = r"[A-Za-z][\w+#-]*(?:\.\w+)*(?: (?:(?-i:[A-Z])[\w+#-]*|\d[\w.]*))?"
 
@@ -167,6 +188,15 @@ def decided_against(f: Filling) -> bool:
     """A tool decided against, by its name ("kubernetes" → "Kubernetes")."""
     f.values["v"] = f.groups.get("v") or f.groups.get("w") or ""
     return _a_named_tech(f.values["v"]) and capital_tool_v(f)
+
+
+def hosted(f: Filling) -> bool:
+    """ "hosted on azure" → "Hosted on Azure": a technology only (never "hosted on a farm")."""
+    tool = (f.groups.get("v") or f.groups.get("w") or "").strip()
+    if not is_tech(tool):
+        return False
+    f.values["v"] = tool
+    return deployed(f)
 
 
 def deployed(f: Filling) -> bool:
@@ -439,7 +469,8 @@ RULES = [
         split=each_tool,
     ),
     rule(
-        rf"\b(?:we(?:'re| are)|we)\s+(?:now |currently |still )?on {_TOOLS}"
+        rf"\b(?:we(?:'re| are)|we)\s+(?:now |currently |still )?(?:(?:fully|completely|all|"
+        rf"100%) )?on {_TOOLS}"
         r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:for (?:the|our) \w+|now|these days|and (?:we|it))\b)",
         "Uses {v}",
         {"v": is_tech_list},
@@ -492,7 +523,8 @@ RULES = [
     # "GoDaddy is cancelled", "Mongo is out", "jest is gone": a tool given up (in lower case only
     # a technology of the lexicon)
     rule(
-        r"(?:^|(?<=[,;] ))(?P<v>[A-Za-z][\w.+-]*(?: (?-i:[A-Z])[\w.+-]*)?) is (?:now "
+        r"(?:^|(?<=[,;] )|(?<=[,;] and )|(?<=\bnow and ))(?P<v>[A-Za-z][\w.+-]*(?: "
+        r"(?-i:[A-Z])[\w.+-]*)?) is (?:now "
         r")?(?:cancelled|canceled|out|"
         r"gone|retired|deprecated|dead to us)\b",
         "No longer uses {v}",
@@ -569,6 +601,18 @@ RULES = [
         None,
         negative=True,
         finish=decided_against,
+    ),
+    # "we're hosted on azure right now", "we are hosted with Hetzner" ("were" only with now: a past
+    # host is no line)
+    rule(
+        r"\bwe(?:'re| are) (?:currently |now |all |still )?(?P<k>hosted) (?:on|with|at|in) "
+        rf"(?P<v>{_HOST_TOOL})(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|now|right now|"
+        r"at the moment|for now)\b)|"
+        rf"\bwere (?:currently )?(?P<k2>hosted) (?:on|with|at|in) (?P<w>{_HOST_TOOL})"
+        r"(?= (?:right now|now|currently|at the moment)\b)",
+        "Hosted on {v}",
+        None,
+        finish=lambda f: hosted(f),
     ),
     # "we deploy on Fly.io", "we host everything on Hetzner with docker compose", "…, deployed on
     # AWS ECS" (after a stack said in the clause)

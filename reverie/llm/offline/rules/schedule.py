@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-from ..dates import DATE_PHRASE
+from ..dates import DATE_PHRASE, SPELLED_CLOCK, clock
 from ..kinds import known_place
 from . import project
 from .core import MEMORY, USER, Filling, rule
-from .lexicon import CADENCE
+from .lexicon import CADENCE, PEOPLE
 from .person import third_person
 from .phrases import NAME
 from .values import is_any_thing, is_place, is_specific
@@ -89,7 +89,8 @@ def a_routine(f: Filling) -> bool:
 #: A team's meeting, by its name ("daily standup", "staff meeting", "lab meeting", "all hands").
 _MEETING = (
     r"(?:(?:daily|weekly|monthly|biweekly|quarterly|team|staff|lab|sprint|morning|board|design|"
-    r"faculty|department|clinic|ward|project) )*(?:standup|stand-up|staff meeting|team meeting|"
+    r"faculty|department|clinic|ward|project|group|research|leadership|product|engineering) )*"
+    r"(?:standup|stand-up|staff meeting|team meeting|"
     r"meeting|huddle|sync|retro|retrospective|planning|all[- ]hands|1:1|one-on-one|check-in|"
     r"critique|review)s?"
 )
@@ -99,13 +100,15 @@ _WEEKDAY = rf"{_DAY}s?"
 #: only after "at".
 _CLOCK = (
     r"(?:\d{1,2}[:.]\d{2}\s*(?:am|pm)?|\d{3,4}\s*(?:am|pm)|\d{1,2}\s*(?:am|pm)|(?<=at )\d{1,2}"
-    r"(?! ?(?:days?|weeks?|months?|years?|people|times|min)))"
+    r"(?! ?(?:days?|weeks?|months?|years?|people|times|min))|"
+    # a time said in words, only after "at": "at eleven", "at half nine", "at ten fifteen"
+    rf"(?<=at )(?:{SPELLED_CLOCK})(?! ?(?:days?|weeks?|months?|years?|people|times|of))\b)"
 )
 #: One part of when a meeting is: a time, a weekday, a cadence, a time zone.
 _WHEN_PART = (
     rf"(?:(?:at|@) )?{_CLOCK}(?:\s*-\s*{_CLOCK})?(?: sharp| in the (?:morning|afternoon|evening))?|"
     rf"(?:(?:every|each) (?:day|morning|weekday|week|month|other {_WEEKDAY}|second {_WEEKDAY}|"
-    rf"{_WEEKDAY})|daily|weekly|monthly|on weekdays|mon-fri|monday to friday|"
+    rf"{_WEEKDAY}|thurs|tues|weds)|daily|weekly|monthly|on weekdays|mon-fri|monday to friday|"
     rf"(?:on )?{_WEEKDAY}|(?:on )?the (?:first|second|third|fourth|last) {_DAY} "
     r"of (?:each|every|the) month)|"
     r"\(?(?-i:[A-Z])[a-z]+\)? time|[a-z]+ time\b"
@@ -113,8 +116,9 @@ _WHEN_PART = (
 _WHEN = rf"(?P<v>(?:{_WHEN_PART})(?:,? (?:{_WHEN_PART})){{0,4}})(?:,? \(?(?P<z>[A-Za-z]+)\)?)?"
 #: Where a meeting's time ends: the clause, or a reason or request after it.
 _WHEN_END = (
-    r"(?=\s*(?:[.!;]|$)|,\s*(?:so|and|but|dont|don't|do not|please|pls|which|because|that's)\b|"
-    r"\s+(?:so|and|but|dont|don't|please|pls|before|because)\b)"
+    r"(?=\s*(?:[.!;]|$)|,\s*(?:so|and|but|dont|don't|do not|please|pls|which|because|that's|"
+    r"before|after)\b|\s+(?:so|and|but|dont|don't|please|pls|before|because)\b|"
+    r"\s+in (?:room|the|our)\b)"
 )
 
 
@@ -183,6 +187,9 @@ def _older_cadence(clause: str) -> bool:
     )
 
 
+_SHORT_DAY = {"thur": "thursday", "tue": "tuesday", "wed": "wednesday"}
+
+
 def meeting_when(f: Filling) -> bool:
     """ "standup is 9:30 every day, sydney time" → "Team cadence: standup 9:30 every day, Sydney
     time": a meeting with a clock time or a weekday (a cadence alone is the older rules'), the
@@ -193,7 +200,11 @@ def meeting_when(f: Filling) -> bool:
         return False  # "The standup is at 9:30": today's, maybe
     if _older_cadence(f.match.string):
         return False  # one line per meeting: the cadence rules of ``project`` read this one
+    when = re.sub(rf"\bat ({SPELLED_CLOCK})\b", lambda m: f"at {clock(m.group(1))}", when)
     when = re.sub(r"\b(\d{1,2})\.(\d{2})(?!\d)", r"\1:\2", when)
+    when = re.sub(r"\bevery (thur|tue|wed)s\b", lambda m: f"every {_SHORT_DAY[m.group(1)]}", when)
+    when = re.sub(r"\bat (\d{1,2}(?::\d{2})?) in the morning\b", r"at \1am", when)
+    when = re.sub(r"\bat (\d{1,2}(?::\d{2})?) in the (?:afternoon|evening)\b", r"at \1pm", when)
     when = re.sub(r"\b(\d{1,2})(\d{2})(\s*(?:am|pm))", r"\1:\2\3", when)
     when = re.sub(r"\b([a-z]+) time\b", lambda m: f"{m.group(1).capitalize()} time", when)
     zone = f.groups.get("z", "")
@@ -208,16 +219,62 @@ def meeting_when(f: Filling) -> bool:
     )
     when = re.sub(r"\b(?:every|each) morning\b", "daily", when, flags=re.I)
     event = re.sub(r"\bone-on-one", "1:1", event, flags=re.I)
+    event = re.sub(r"\b(?:with|w/?) my\b", "with their", event)
     f.values["v3"] = f"{event[:1].upper()}{event[1:]} {when}"
     return True
 
 
+#: A group of the user's work that meets on a cadence ("the board", "my committee", "our
+#: cooperative"); never a person ("my mum meets …"), nor a pastime's (a book club is the user's
+#: own, not the work's schedule).
+_GROUP = re.compile(
+    r"^(?:[a-z]+ )?(?:board|committee|commitee|comittee|cooperative|co-op|council|panel|group|"
+    r"team|association|chapter|steering group|working group)$"
+)
+
+
+def a_group_meets(f: Filling) -> bool:
+    """ "our cooperative meets first monday every month 7pm" → "Team cadence: Cooperative meets
+    first monday every month 7pm"; "every 2nd wednesday" as "every other wednesday"."""
+    group = f.groups.get("e", "").strip().lower()
+    if not _GROUP.match(group) or set(group.split()) & PEOPLE:
+        return False
+    group = re.sub(r"\b(?:commitee|comittee)\b", "committee", group)
+    # "every 2nd wednesday" is every other one
+    when = re.sub(r"\bevery (?:2nd|second)\b", "every other", f.groups.get("v", "").strip())
+    when = re.sub(r"\b2nd\b", "second", when)
+    when = re.sub(r"\b3rd\b", "third", re.sub(r"\b1st\b", "first", when))
+    f.values["v3"] = f"{group[:1].upper()}{group[1:]} meets {when}"
+    return True
+
+
 RULES = [
+    # a group that meets on a cadence: "the board meets quarterly", "my commitee meets every 2nd
+    # wednesday", "our cooperative meets first monday every month 7pm at the community hall"
+    rule(
+        r"(?:^|\b(?:and|but|so) )(?:the |our |my )(?P<e>[a-z]+(?: [a-z]+)?) meets? "
+        r"(?P<v>(?:every|each|once|twice|weekly|monthly|quarterly|biweekly|fortnightly|(?:on )?the "
+        r"(?:first|second|third|last)|first|second|third|last|on (?:mon|tues|wednes|thurs|fri|"
+        r"satur|sun)days)\b[^.;!?,]{0,50}?)(?=\s*(?:[.!;,]|$)|\s+(?:so|and|but|because|at the|"
+        r"in the|where)\b)",
+        "Team cadence: {v3}",
+        finish=a_group_meets,
+    ),
     # a meeting and when it is, in either order: "standup is 9:30 every day, sydney time", "daily
     # standup 9.30am cairo", "Every Thursday at 4pm I've got my weekly one-on-one with my manager"
     rule(
         rf"^(?:the |our |my )?(?P<e>{_MEETING}) (?:is |are |happens |starts |takes place )?"
         rf"{_WHEN}{_WHEN_END}",
+        "Team cadence: {v3}",
+        finish=meeting_when,
+    ),
+    # "We have staff meeting every Monday at 8 in the morning", "1:1 with my manager every
+    # thursday 2pm": the team's meeting, or the user's said bare, with whom ("I have a 1:1 …" is
+    # the routine rule's: one line per meeting)
+    rule(
+        r"^(?:we(?:'ve got| have got| have) (?:a |an |our |the )?)?"
+        rf"(?P<e>{_MEETING}(?: (?:with|w/?) (?:my|our|the) [a-z]+)?) (?:is |are )?{_WHEN}"
+        rf"{_WHEN_END}",
         "Team cadence: {v3}",
         finish=meeting_when,
     ),
