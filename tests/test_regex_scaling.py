@@ -42,6 +42,7 @@ def test_a_pin_is_found_and_taken_off_with_the_space_before_it() -> None:
     assert is_pinned(line) and unpin(line) == "- Lives in Porto"
     assert bare_line(f"- x{' ' * 100_000}y 📌") == f"x{' ' * 100_000}y"
     assert not is_pinned("- " + " " * 100_000 + "x")
+    assert unpin("- a [pinned]\t[PINNED]📌 b") == "- a b" and unpin("[pinned]x") == "x"
 
 
 def test_a_transcript_line_folds_each_run_of_line_breaks_once() -> None:
