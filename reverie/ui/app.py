@@ -47,7 +47,6 @@ from ..errors import (
     UnsafePathError,
 )
 from ..gitstore.trailers import REJECTED, split_message
-from ..storage.sessions import content_text
 from ..storage.workspace import MEMORY_FILES, content_id
 from ..text.safety import hidden, visible
 from . import views
@@ -62,8 +61,6 @@ if TYPE_CHECKING:
     from ..storage.history import HistoryEntry
 
 __all__ = ["UI", "build_app", "scope_app", "templates", "static_files", "PAGE_SIZE"]
-#: What the UI shows for a message without text (an image, a tool call).
-_NO_TEXT = "(no text)"
 
 log = logging.getLogger(__name__)
 
@@ -498,25 +495,83 @@ class UI(Pages):
         return [e for e in found or [] if e.cursor <= last]
 
     async def session(self, request: Request) -> Response:
-        key = request.query_params.get("key", "")
+        """A conversation, a page of ``views.MESSAGES_PER_PAGE`` messages at a time (the newest
+        page first; a search hit's ``message`` opens its page). *Earlier* and *Later* name the
+        message a page starts or ends at by its content (``mark``) as well as its place (``at``):
+        when the conversation changes while it is open — the Consolidator clears its consolidated
+        messages, a message is taken back — the next page starts where the last one ended as the
+        conversation is now, so no message is shown twice or skipped."""
+        params = request.query_params
+        key = params.get("key", "")
         try:
             found = await self.memory.asession(key) if key else None
         except (ReverieError, OSError) as exc:
             raise HTTPException(404, f"the conversation {key!r} cannot be read: {exc}") from None
         if found is None:
             raise HTTPException(404, f"no conversation {key!r} in this workspace")
-        target = _int(request.query_params.get("message"), -1)
-        messages = [
-            (i, m.get("role", "?"), content_text(m.get("content")) or _NO_TEXT, m.get("timestamp"))
-            for i, m in enumerate(found.messages)
+        messages, size = found.messages, views.MESSAGES_PER_PAGE
+        n = len(messages)
+        target = _int(params.get("message"), -1)
+        whole = _int(params.get("whole"), -1)
+        at, mark, way = _int(params.get("at"), -1), params.get("mark", ""), params.get("dir", "")
+        note = None
+        if mark and way in ("next", "prev") and n:
+            place = views.locate(messages, mark, at)
+            if place is None:  # cleared away (its messages are in history), or taken back
+                start, end = 0, min(n, size)
+                note = (
+                    "This conversation changed since the last page loaded: the message that page "
+                    "led on from is no longer in it (consolidated into history and cleared, or "
+                    "taken back). It is shown from its start as it is now."
+                )
+            else:
+                if place != at:
+                    note = (
+                        "This conversation changed since the last page loaded (its oldest "
+                        f"messages moved by {at - place}: consolidated into history and cleared); "
+                        "this page follows on from the last one as it is now."
+                    )
+                start = place if way == "next" else max(0, place - size)
+                end = min(n, start + size) if way == "next" else place
+        elif 0 <= target < n:
+            start = target - target % size
+            end = min(n, start + size)
+        else:
+            if target >= n:
+                note = f"It has no message {target + 1} now: it holds {n}."
+            start = min(max(at, 0), max(n - 1, 0)) if "at" in params else max(0, n - size)
+            end = min(n, start + size)
+        archived = found.last_consolidated
+        shown = [
+            views.message_view(i, messages[i], archived=i < archived, whole=i == whole)
+            for i in range(start, end)
         ]
+
+        def link(**extra: object) -> str:
+            return urlencode({"key": key, **{k: str(v) for k, v in extra.items()}})
+
+        here = (
+            {"at": at, "mark": mark, "dir": way}
+            if mark
+            else {"message": target}
+            if 0 <= target < n
+            else {"at": start}
+        )
         return await self.render(
             request,
             "session.html",
             key=found.key,
-            messages=messages,
+            total=n,
+            first=start,
+            messages=shown,
             target=target,
-            archived=found.last_consolidated,
+            archived=archived,
+            note=note,
+            earlier=link(at=start, mark=shown[0].mark, dir="prev") if start > 0 else None,
+            later=link(at=end, mark=views.mark_of(messages[end]), dir="next") if end < n else None,
+            oldest=link(at=0) if start > 0 else None,
+            newest=link() if end < n else None,
+            whole_link=lambda i: link(**here, whole=i) + f"#m{i}",
             active="search",
         )
 

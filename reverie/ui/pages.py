@@ -39,7 +39,9 @@ def templates() -> Environment:
     )
     env.finalize = views.shown  # every value printed: escaped, its hidden characters visible
     env.filters.update(plain=views.plain, token=views.token)
-    env.globals.update(ago=views.ago, line_item=views.line_item, MEMORY_FILES=MEMORY_FILES)
+    env.globals.update(
+        ago=views.ago, when=views.when, line_item=views.line_item, MEMORY_FILES=MEMORY_FILES
+    )
     return env
 
 
