@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 from html import unescape
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import orjson
 import pytest
@@ -20,7 +20,7 @@ import reverie
 from reverie.storage.config import Config
 from reverie.storage.workspace import Workspace
 from reverie.ui import build_app, views
-from reverie.ui.security import SignIn
+from reverie.ui.security import SignIn, cookie_name
 
 TOKEN = "t0k3n-" + "y" * 30
 BASE = "http://127.0.0.1:8766"
@@ -302,3 +302,105 @@ def test_pages_show_times_with_their_zone(client, memory) -> None:
         for found in re.finditer(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?", html):
             tail = html[found.end() : found.end() + len(ZONE) + 1]
             assert tail == f" {ZONE}", (page, html[found.start() - 40 : found.end() + 20])
+
+
+# -- the browser's session: an ended session, an earlier session's form, a form sent twice -------
+
+
+def _form(html: str) -> dict[str, str]:
+    return {
+        k: unescape(v)
+        for k, v in re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', html)
+    }
+
+
+def _edit_form(client, memory, needle: str) -> tuple[str, dict[str, str]]:
+    rows = memory.read("USER.md").split("\n")
+    i = next(k for k, r in enumerate(rows) if needle in r)
+    address = "/memory/edit?" + urlencode({"path": "USER.md", "line": i, "text": rows[i]})
+    return address, _form(client.get(address).text)
+
+
+@pytest.fixture
+def lines(memory):
+    memory.write(
+        "USER.md", "# User\n\n- Lives in Lisbon\n- Works at Acme\n", message="manual: seed"
+    )
+    return memory
+
+
+def test_a_form_posted_after_the_session_ended_keeps_what_was_typed(client, lines) -> None:
+    address, form = _edit_form(client, lines, "Lisbon")
+    head = lines.log(limit=1)[0].sha
+    client.app.gate.sessions.end(client.cookies.get(cookie_name(8766)))  # idle 24 h, or signed out
+    typed = "- Lives in Porto <b>since May</b>\nsecond line"
+    r = client.post(
+        "/memory/edit",
+        data={**form, "text": typed},
+        headers={"referer": BASE + PREFIX + address},
+    )
+    assert r.status_code == 403 and lines.log(limit=1)[0].sha == head
+    assert "session has ended, so the form was not acted on" in r.text
+    box = re.search(
+        r'<textarea readonly class="typed" id="typed-text"[^>]*>\n(.*?)</textarea>', r.text, re.S
+    )
+    assert box and unescape(box.group(1)) == typed and "<b>since" not in r.text
+    back = re.search(r'name="next" value="([^"]+)"', r.text)
+    assert back and unescape(back.group(1)) == PREFIX + address  # signing in returns to the form
+    # a post from another site's page, or without a referer: signing in goes to the start
+    for referer in ("http://evil.test" + PREFIX + address, None):
+        r = client.post("/memory/edit", data=form, headers={"referer": referer} if referer else {})
+        assert r.status_code == 403 and 'name="next" value="/"' in r.text
+    client.base_url = BASE
+    again = client.post("/signin", data={"token": TOKEN, "next": unescape(back.group(1))})
+    assert again.status_code == 303 and again.headers["location"] == PREFIX + address
+
+
+def test_a_form_of_an_earlier_session_is_refused_with_what_was_typed(client, lines) -> None:
+    address, form = _edit_form(client, lines, "Lisbon")
+    head = lines.log(limit=1)[0].sha
+    client.app.gate.sessions.end(client.cookies.get(cookie_name(8766)))
+    client.base_url = BASE
+    assert client.get(f"/?token={TOKEN}").status_code == 303  # signed in anew: a new CSRF token
+    client.base_url = BASE + PREFIX
+    r = client.post(
+        "/memory/edit",
+        data={**form, "text": "- Lives in Faro"},
+        headers={"referer": BASE + PREFIX + address},
+    )
+    assert r.status_code == 403 and lines.log(limit=1)[0].sha == head
+    assert (
+        "- Lives in Faro</textarea>" in r.text and "carries no CSRF token of this session" in r.text
+    )
+    link = re.search(r'id="again"', r.text) and re.search(r'<a href="([^"]+)" id="again"', r.text)
+    assert link and unescape(link.group(1)) == PREFIX + address
+
+
+def test_a_form_sent_twice_acts_once(client, lines) -> None:
+    """A reload of a result, or the back button and Submit again: each action's form names the
+    state it was made from, so the second post changes nothing (and says so)."""
+    _address, form = _edit_form(client, lines, "Lisbon")
+    form["text"] = "- Lives in Porto"
+    for _ in range(2):
+        assert client.post("/memory/edit", data=form).status_code == 303
+    assert lines.read("USER.md").count("Porto") == 1
+    assert [c.subject for c in lines.log(limit=2)].count("manual: edit a line of USER.md") == 1
+    assert "(no change)" in client.get("/memory").text
+    rows = lines.read("USER.md").split("\n")
+    i = rows.index("- Works at Acme")
+    page = client.get(
+        "/memory/remove?" + urlencode({"path": "USER.md", "line": i, "text": rows[i]})
+    ).text
+    removal = {**_form(page), "reason": "left Acme"}
+    assert client.post("/memory/remove", data=removal).status_code == 303
+    head = lines.log(limit=1)[0].sha
+    assert client.post("/memory/remove", data=removal).status_code == 303
+    assert lines.log(limit=1)[0].sha == head and "changed since the page was loaded" in (
+        client.get("/memory").text
+    )
+    undo = client.get(f"/commit/{head}/confirm?action=revert").text
+    confirm = _form(undo)
+    assert client.post(f"/commit/{head}/restore", data=confirm).status_code == 303
+    reverted = lines.log(limit=1)[0].sha
+    assert client.post(f"/commit/{head}/restore", data=confirm).status_code == 303
+    assert lines.log(limit=1)[0].sha == reverted and "- Works at Acme" in lines.read("USER.md")
