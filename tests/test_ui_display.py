@@ -404,3 +404,36 @@ def test_a_form_sent_twice_acts_once(client, lines) -> None:
     reverted = lines.log(limit=1)[0].sha
     assert client.post(f"/commit/{head}/restore", data=confirm).status_code == 303
     assert lines.log(limit=1)[0].sha == reverted and "- Works at Acme" in lines.read("USER.md")
+
+
+# -- diffs of long lines -------------------------------------------------------------------------
+
+
+def test_a_long_changed_line_is_marked_in_linear_time(monkeypatch) -> None:
+    """difflib's word comparison is quadratic (a 14,000-character line with scattered changes took
+    30 s): past ``WORDS_COMPARED`` words a line's change is marked between the words both sides
+    start and end with, and a whole diff compares at most ``WORDS_PER_DIFF`` words in full."""
+    compared: list[int] = []
+    real = views.SequenceMatcher
+
+    def counting(junk, a, b, autojunk=True):  # type: ignore[no-untyped-def]
+        compared.append(len(a) + len(b))
+        return real(junk, a, b, autojunk=autojunk)
+
+    monkeypatch.setattr(views, "SequenceMatcher", counting)
+    words = [f"w{i % 7}" for i in range(6_000)]
+    old = " ".join(words)
+    new = " ".join(["CHANGED" if i == 3_000 else w for i, w in enumerate(words)])
+    rows = views.diff_rows(views.text_diff("USER.md", f"# a\n{old}\n", f"# a\n{new}\n"))
+    changed = [r for r in rows if r.kind in ("add", "del")]
+    assert [r.text for r in changed] == [old, new] and compared == []
+    assert [(text, mark) for text, mark in changed[1].parts if mark] == [("CHANGED", True)]
+    assert "".join(text for text, _ in changed[0].parts) == old
+    # many short changed lines: each compared in full until the diff's budget is spent
+    many_old = "\n".join(f"line {i} " + "a b " * 40 for i in range(80))
+    many_new = "\n".join(f"line {i} " + "a c " * 40 for i in range(80))
+    rows = views.diff_rows(views.text_diff("USER.md", many_old + "\n", many_new + "\n"))
+    assert 0 < sum(compared) <= views.WORDS_PER_DIFF and 10 < len(compared) < 80
+    adds = [r for r in rows if r.kind == "add"]
+    assert [r.text for r in adds] == many_new.split("\n")  # every line shown, compared or not
+    assert all(sum(m for _, m in r.parts) == 40 for r in adds[: len(compared)])  # each "c"

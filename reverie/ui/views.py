@@ -270,9 +270,10 @@ def diff_rows(diff: str) -> list[DiffRow]:
     old = new = 0
     dels: list[DiffRow] = []
     adds: list[DiffRow] = []
+    budget = [WORDS_PER_DIFF]
 
     def flush() -> None:
-        rows.extend(_paired(dels, adds))
+        rows.extend(_paired(dels, adds, budget))
         dels.clear()
         adds.clear()
 
@@ -309,27 +310,75 @@ def diff_rows(diff: str) -> list[DiffRow]:
     return rows
 
 
-def _paired(dels: list[DiffRow], adds: list[DiffRow]) -> list[DiffRow]:
+#: Words of a changed line (each side) up to which its changed words are found by a full
+#: comparison (difflib's, quadratic in the words: a 14,000-character line with scattered changes
+#: took 30 s); past it, or once a diff has compared ``WORDS_PER_DIFF`` words, by the words both
+#: sides start and end with.
+WORDS_COMPARED = 400
+WORDS_PER_DIFF = 8_000
+
+
+def _paired(dels: list[DiffRow], adds: list[DiffRow], budget: list[int]) -> list[DiffRow]:
     """A run of removed lines then added ones: each removed line paired with the added line at the
     same place in the run, when the two are alike enough to be one line changed, gets its changed
-    words marked (and so does its partner)."""
+    words marked (and so does its partner). ``budget``: the words the diff may still compare in
+    full."""
     out_del = [_whole(r) for r in dels]
     out_add = [_whole(r) for r in adds]
     for k in range(min(len(dels), len(adds))):
         a, b = _WORDS.findall(dels[k].text), _WORDS.findall(adds[k].text)
-        matcher = SequenceMatcher(None, a, b, autojunk=False)
-        if matcher.ratio() < 0.4:
+        full = max(len(a), len(b)) <= WORDS_COMPARED and budget[0] >= len(a) + len(b)
+        if full:
+            budget[0] -= len(a) + len(b)
+        marked = _compared(a, b) if full else _ends(a, b)
+        if marked is None:
             continue
-        left: list[tuple[str, bool]] = []
-        right: list[tuple[str, bool]] = []
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if i2 > i1:
-                left.append(("".join(a[i1:i2]), tag != "equal"))
-            if j2 > j1:
-                right.append(("".join(b[j1:j2]), tag != "equal"))
+        left, right = marked
         out_del[k] = DiffRow("del", dels[k].text, dels[k].old, None, tuple(left))
         out_add[k] = DiffRow("add", adds[k].text, None, adds[k].new, tuple(right))
     return out_del + out_add
+
+
+Runs = list[tuple[str, bool]]
+
+
+def _compared(a: list[str], b: list[str]) -> tuple[Runs, Runs] | None:
+    """The runs of ``a`` and ``b`` with the words that differ marked; None when the lines are too
+    unlike to be one line changed."""
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.ratio() < 0.4:
+        return None
+    left: Runs = []
+    right: Runs = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if i2 > i1:
+            left.append(("".join(a[i1:i2]), tag != "equal"))
+        if j2 > j1:
+            right.append(("".join(b[j1:j2]), tag != "equal"))
+    return left, right
+
+
+def _ends(a: list[str], b: list[str]) -> tuple[Runs, Runs] | None:
+    """``_compared`` in linear time, for long lines: what lies between the words both lines start
+    and end with is marked."""
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    if 2 * (start + end) < 0.4 * (len(a) + len(b)):
+        return None
+
+    def runs(words: list[str]) -> Runs:
+        parts = (
+            ("".join(words[:start]), False),
+            ("".join(words[start : len(words) - end]), True),
+            ("".join(words[len(words) - end :]), False),
+        )
+        return [p for p in parts if p[0]]
+
+    return runs(a), runs(b)
 
 
 def _whole(row: DiffRow) -> DiffRow:
