@@ -437,3 +437,27 @@ def test_a_long_changed_line_is_marked_in_linear_time(monkeypatch) -> None:
     adds = [r for r in rows if r.kind == "add"]
     assert [r.text for r in adds] == many_new.split("\n")  # every line shown, compared or not
     assert all(sum(m for _, m in r.parts) == 40 for r in adds[: len(compared)])  # each "c"
+
+
+def test_pin_and_remove_from_an_older_tab_find_their_line_where_it_moved(client, lines) -> None:
+    """Tab A loaded Memory; tab B added a line above: A's pin and remove name the line by its
+    number and text, and act on that text where it now stands when it stands there once; a line
+    now twice, or gone, is refused."""
+    csrf = _form(client.get("/memory").text)["csrf"]
+    rows = lines.read("USER.md").split("\n")
+    i = rows.index("- Works at Acme")
+    form = {"csrf": csrf, "path": "USER.md", "line": str(i), "original": rows[i]}
+    text = lines.read("USER.md")
+    lines.write("USER.md", text.replace("- Lives", "- Name: Ana\n- Lives"), message="manual: tab B")
+    assert client.post("/memory/pin", data=form).status_code == 303
+    assert "Pinned in USER.md as commit" in client.get("/memory").text
+    assert lines.read("USER.md").split("\n")[i + 1].startswith("- Works at Acme")
+    assert lines.log(limit=1)[0].subject != "manual: tab B"
+    # the same text twice, or not at all: which line was meant is unknown, so nothing is done
+    lines.write("USER.md", lines.read("USER.md") + "- Name: Ana\n", message="manual: twice")
+    head = lines.log(limit=1)[0].sha
+    for original in ("- Name: Ana", "- Lives in Porto"):
+        gone = {**form, "line": "0", "original": original, "reason": "x"}
+        assert client.post("/memory/remove", data=gone).status_code == 303
+        assert lines.log(limit=1)[0].sha == head
+        assert "changed since the page was loaded" in client.get("/memory").text

@@ -288,7 +288,7 @@ class UI(Pages):
 
     async def pin(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
-            rel, rows, i = await self._line_of(form)
+            rel, rows, i = await self._line_of(form, follow=True)
             unpin = form.get("unpin") == "1"
             result = await self.memory.apin(rows[i].strip(), unpin=unpin)
             verb = "Unpinned" if unpin else "Pinned"
@@ -306,7 +306,7 @@ class UI(Pages):
 
     async def remove(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
-            rel, rows, i = await self._line_of(form)
+            rel, rows, i = await self._line_of(form, follow=True)
             result = await self.memory.aremove(rel, rows[i], reason=form.get("reason", ""))
             return f"Moved the line to {result.archive}" + (
                 f" (commit {result.commit[:8]})." if result.commit else "."
@@ -314,16 +314,25 @@ class UI(Pages):
 
         return await self.act(request, "/memory", run)
 
-    async def _line_of(self, form: dict[str, str]) -> tuple[str, list[str], int]:
-        """The file, its lines and the index the form names, if that line still reads as the form
-        says."""
+    async def _line_of(
+        self, form: dict[str, str], *, follow: bool = False
+    ) -> tuple[str, list[str], int]:
+        """The file, its lines and the index of the line the form names, if it still reads as the
+        form says; with ``follow`` (a pin or a removal: verbs of the line's text), also where that
+        text now stands if it stands there once (another tab added or removed a line above it).
+        Refused otherwise (changed, gone, or now twice)."""
         rel = _memory_file(form.get("path", ""))
         rows = (await self.memory.aread(rel)).split("\n")
         i = _int(form.get("line"), -1)
-        if not 0 <= i < len(rows) or rows[i] != form.get("original"):
-            raise ReverieError(
-                f"{rel} changed since the page was loaded: nothing was done (look again and retry)"
-            )
+        original = form.get("original")
+        if not 0 <= i < len(rows) or rows[i] != original:
+            places = [k for k, row in enumerate(rows) if follow and row == original and row.strip()]
+            if len(places) != 1:
+                raise ReverieError(
+                    f"{rel} changed since the page was loaded: nothing was done (look again and "
+                    "retry)"
+                )
+            i = places[0]
         return rel, rows, i
 
     async def file_page(self, request: Request) -> Response:
