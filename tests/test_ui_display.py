@@ -143,8 +143,19 @@ def test_pages_follow_on_by_the_message_while_the_consolidator_clears_the_conver
     session = store.get_or_create("cli:moving")
     store.clear(session, consolidated=len(session.messages) - 3)  # past the next page's start
     html = client.get(later).text
-    assert "is no longer in it" in html and "shown from its start as it is now" in html
+    assert "was consolidated into history and cleared" in html
+    assert "shown from its start as it is now" in html
     assert _shown(html) == [f"message number {i}" for i in range(3 * PAGE + 2, 3 * PAGE + 5)]
+
+
+def test_a_message_taken_back_after_the_page_leaves_nothing_to_follow(client, memory) -> None:
+    _write_session(memory, "cli:undo", _talk(PAGE + 1))
+    later = _link(client.get("/session?key=cli:undo&at=0").text, "later")
+    store = memory.runtime.sessions
+    assert store.pop(store.get_or_create("cli:undo"))["content"] == f"message number {PAGE}"
+    html = client.get(later).text
+    assert "Nothing follows that message now" in html and _link(html, "later") is None
+    assert _shown(html)[-1] == f"message number {PAGE - 1}"
 
 
 def test_consolidating_a_slice_keeps_every_place_and_marks_it(client, memory) -> None:

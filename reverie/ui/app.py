@@ -524,24 +524,33 @@ class UI(Pages):
         whole = _int(params.get("whole"), -1)
         at, mark, way = _int(params.get("at"), -1), params.get("mark", ""), params.get("dir", "")
         note = None
-        if mark and way in ("next", "prev") and n:
+        if mark and way in ("after", "before") and n:
+            # "after": the last message the page before showed; "before": the first one the page
+            # after showed. A clear drops a prefix, so when that message is gone, so is all
+            # before it: the conversation as it is now starts after it.
             place = views.locate(messages, mark, at)
-            if place is None:  # cleared away (its messages are in history), or taken back
-                start, end = 0, min(n, size)
+            start = 0 if place is None else place + 1 if way == "after" else max(0, place - size)
+            end = min(n, start + size) if way == "after" or place is None else place
+            if place is None:
                 note = (
                     "This conversation changed since the last page loaded: the message that page "
-                    "led on from is no longer in it (consolidated into history and cleared, or "
-                    "taken back). It is shown from its start as it is now."
+                    "led on from was consolidated into history and cleared from it (or taken "
+                    "back). It is shown from its start as it is now."
                 )
-            else:
-                if place != at:
-                    note = (
-                        "This conversation changed since the last page loaded (its oldest "
-                        f"messages moved by {at - place}: consolidated into history and cleared); "
-                        "this page follows on from the last one as it is now."
-                    )
-                start = place if way == "next" else max(0, place - size)
-                end = min(n, start + size) if way == "next" else place
+            elif start >= end:  # nothing on that side of it now
+                start, end = (max(0, n - size), n) if way == "after" else (0, min(n, size))
+                note = (
+                    "Nothing follows that message now (a later one was taken back)."
+                    if way == "after"
+                    else "Nothing comes before that message now: the earlier ones were "
+                    "consolidated into history and cleared from the conversation."
+                )
+            elif place != at:
+                note = (
+                    "This conversation changed since the last page loaded (its messages moved by "
+                    f"{at - place}: its oldest were consolidated into history and cleared); this "
+                    "page follows on from the last one as it is now."
+                )
         elif 0 <= target < n:
             start = target - target % size
             end = min(n, start + size)
@@ -576,8 +585,10 @@ class UI(Pages):
             target=target,
             archived=archived,
             note=note,
-            earlier=link(at=start, mark=shown[0].mark, dir="prev") if start > 0 else None,
-            later=link(at=end, mark=views.mark_of(messages[end]), dir="next") if end < n else None,
+            earlier=link(at=start, mark=shown[0].mark, dir="before")
+            if start > 0 and shown
+            else None,
+            later=link(at=end - 1, mark=shown[-1].mark, dir="after") if end < n and shown else None,
             oldest=link(at=0) if start > 0 else None,
             newest=link() if end < n else None,
             whole_link=lambda i: link(**here, whole=i) + f"#m{i}",
