@@ -436,6 +436,7 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
         "serving.network",
         "text.diff",
         "text.safety",  # which characters are hidden: each shown as an escape
+        "text.dates",  # a stored timestamp read as a time (every time shown with its zone)
         # the root's picker: ids checked, names resolved, scopes listed (no memory read there)
         "storage.scopes",
         # the browser's sign-in file, written atomically with mode 0600 (no memory file)

@@ -47,7 +47,6 @@ from ..errors import (
     UnsafePathError,
 )
 from ..gitstore.trailers import REJECTED, split_message
-from ..storage.sessions import content_text
 from ..storage.workspace import MEMORY_FILES, content_id
 from ..text.safety import hidden, visible
 from . import views
@@ -62,8 +61,6 @@ if TYPE_CHECKING:
     from ..storage.history import HistoryEntry
 
 __all__ = ["UI", "build_app", "scope_app", "templates", "static_files", "PAGE_SIZE"]
-#: What the UI shows for a message without text (an image, a tool call).
-_NO_TEXT = "(no text)"
 
 log = logging.getLogger(__name__)
 
@@ -291,7 +288,7 @@ class UI(Pages):
 
     async def pin(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
-            rel, rows, i = await self._line_of(form)
+            rel, rows, i = await self._line_of(form, follow=True)
             unpin = form.get("unpin") == "1"
             result = await self.memory.apin(rows[i].strip(), unpin=unpin)
             verb = "Unpinned" if unpin else "Pinned"
@@ -309,7 +306,7 @@ class UI(Pages):
 
     async def remove(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
-            rel, rows, i = await self._line_of(form)
+            rel, rows, i = await self._line_of(form, follow=True)
             result = await self.memory.aremove(rel, rows[i], reason=form.get("reason", ""))
             return f"Moved the line to {result.archive}" + (
                 f" (commit {result.commit[:8]})." if result.commit else "."
@@ -317,16 +314,25 @@ class UI(Pages):
 
         return await self.act(request, "/memory", run)
 
-    async def _line_of(self, form: dict[str, str]) -> tuple[str, list[str], int]:
-        """The file, its lines and the index the form names, if that line still reads as the form
-        says."""
+    async def _line_of(
+        self, form: dict[str, str], *, follow: bool = False
+    ) -> tuple[str, list[str], int]:
+        """The file, its lines and the index of the line the form names, if it still reads as the
+        form says; with ``follow`` (a pin or a removal: verbs of the line's text), also where that
+        text now stands if it stands there once (another tab added or removed a line above it).
+        Refused otherwise (changed, gone, or now twice)."""
         rel = _memory_file(form.get("path", ""))
         rows = (await self.memory.aread(rel)).split("\n")
         i = _int(form.get("line"), -1)
-        if not 0 <= i < len(rows) or rows[i] != form.get("original"):
-            raise ReverieError(
-                f"{rel} changed since the page was loaded: nothing was done (look again and retry)"
-            )
+        original = form.get("original")
+        if not 0 <= i < len(rows) or rows[i] != original:
+            places = [k for k, row in enumerate(rows) if follow and row == original and row.strip()]
+            if len(places) != 1:
+                raise ReverieError(
+                    f"{rel} changed since the page was loaded: nothing was done (look again and "
+                    "retry)"
+                )
+            i = places[0]
         return rel, rows, i
 
     async def file_page(self, request: Request) -> Response:
@@ -498,25 +504,94 @@ class UI(Pages):
         return [e for e in found or [] if e.cursor <= last]
 
     async def session(self, request: Request) -> Response:
-        key = request.query_params.get("key", "")
+        """A conversation, a page of ``views.MESSAGES_PER_PAGE`` messages at a time (the newest
+        page first; a search hit's ``message`` opens its page). *Earlier* and *Later* name the
+        message a page starts or ends at by its content (``mark``) as well as its place (``at``):
+        when the conversation changes while it is open — the Consolidator clears its consolidated
+        messages, a message is taken back — the next page starts where the last one ended as the
+        conversation is now, so no message is shown twice or skipped."""
+        params = request.query_params
+        key = params.get("key", "")
         try:
             found = await self.memory.asession(key) if key else None
         except (ReverieError, OSError) as exc:
             raise HTTPException(404, f"the conversation {key!r} cannot be read: {exc}") from None
         if found is None:
             raise HTTPException(404, f"no conversation {key!r} in this workspace")
-        target = _int(request.query_params.get("message"), -1)
-        messages = [
-            (i, m.get("role", "?"), content_text(m.get("content")) or _NO_TEXT, m.get("timestamp"))
-            for i, m in enumerate(found.messages)
+        messages, size = found.messages, views.MESSAGES_PER_PAGE
+        n = len(messages)
+        target = _int(params.get("message"), -1)
+        whole = _int(params.get("whole"), -1)
+        at, mark, way = _int(params.get("at"), -1), params.get("mark", ""), params.get("dir", "")
+        note = None
+        if mark and way in ("after", "before") and n:
+            # "after": the last message the page before showed; "before": the first one the page
+            # after showed. A clear drops a prefix, so when that message is gone, so is all
+            # before it: the conversation as it is now starts after it.
+            place = views.locate(messages, mark, at)
+            start = 0 if place is None else place + 1 if way == "after" else max(0, place - size)
+            end = min(n, start + size) if way == "after" or place is None else place
+            if place is None:
+                note = (
+                    "This conversation changed since the last page loaded: the message that page "
+                    "led on from was consolidated into history and cleared from it (or taken "
+                    "back). It is shown from its start as it is now."
+                )
+            elif start >= end:  # nothing on that side of it now
+                start, end = (max(0, n - size), n) if way == "after" else (0, min(n, size))
+                note = (
+                    "Nothing follows that message now (a later one was taken back)."
+                    if way == "after"
+                    else "Nothing comes before that message now: the earlier ones were "
+                    "consolidated into history and cleared from the conversation."
+                )
+            elif place != at:
+                note = (
+                    "This conversation changed since the last page loaded (its messages moved by "
+                    f"{at - place}: its oldest were consolidated into history and cleared); this "
+                    "page follows on from the last one as it is now."
+                )
+        elif 0 <= target < n:
+            start = target - target % size
+            end = min(n, start + size)
+        else:
+            if target >= n:
+                note = f"It has no message {target + 1} now: it holds {n}."
+            start = min(max(at, 0), max(n - 1, 0)) if "at" in params else max(0, n - size)
+            end = min(n, start + size)
+        archived = found.last_consolidated
+        shown = [
+            views.message_view(i, messages[i], archived=i < archived, whole=i == whole)
+            for i in range(start, end)
         ]
+
+        def link(**extra: object) -> str:
+            return urlencode({"key": key, **{k: str(v) for k, v in extra.items()}})
+
+        here = (
+            {"at": at, "mark": mark, "dir": way}
+            if mark
+            else {"message": target}
+            if 0 <= target < n
+            else {"at": start}
+        )
         return await self.render(
             request,
             "session.html",
             key=found.key,
-            messages=messages,
+            total=n,
+            first=start,
+            messages=shown,
             target=target,
-            archived=found.last_consolidated,
+            archived=archived,
+            note=note,
+            earlier=link(at=start, mark=shown[0].mark, dir="before")
+            if start > 0 and shown
+            else None,
+            later=link(at=end - 1, mark=shown[-1].mark, dir="after") if end < n and shown else None,
+            oldest=link(at=0) if start > 0 else None,
+            newest=link() if end < n else None,
+            whole_link=lambda i: link(**here, whole=i) + f"#m{i}",
             active="search",
         )
 

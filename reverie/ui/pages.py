@@ -20,7 +20,15 @@ from starlette.staticfiles import StaticFiles
 from ..errors import ReverieError
 from ..storage.workspace import MEMORY_FILES
 from . import views
-from .security import CSRF_FIELD, SessionRef, UISession, check_csrf, signed_out_page
+from .security import (
+    CSRF_FIELD,
+    SessionRef,
+    UISession,
+    came_from,
+    check_csrf,
+    signed_out_page,
+    typed_back,
+)
 
 __all__ = ["Pages", "templates", "static_files", "session_of", "quietly"]
 
@@ -39,7 +47,9 @@ def templates() -> Environment:
     )
     env.finalize = views.shown  # every value printed: escaped, its hidden characters visible
     env.filters.update(plain=views.plain, token=views.token)
-    env.globals.update(ago=views.ago, line_item=views.line_item, MEMORY_FILES=MEMORY_FILES)
+    env.globals.update(
+        ago=views.ago, when=views.when, line_item=views.line_item, MEMORY_FILES=MEMORY_FILES
+    )
     return env
 
 
@@ -107,7 +117,16 @@ class Pages:
         """The posted form, after the CSRF check (403 without the session's token)."""
         data = await request.form()
         if not check_csrf(session_of(request), data.get(CSRF_FIELD)):
-            raise HTTPException(403, "missing or wrong CSRF token: reload the page and try again")
+            # a form from an earlier session (signed out and in since, in another tab): what was
+            # typed is shown back, and the page it came from is one link away
+            state = request.scope["state"]
+            state["ui_typed"] = typed_back(data)
+            state["ui_came_from"] = came_from(request, state.get("ui_prefix", ""))
+            raise HTTPException(
+                403,
+                "this form carries no CSRF token of this session (it was loaded before a sign-out "
+                "or in another session): nothing was done. Open the form again and resubmit",
+            )
         return {k: v for k, v in data.items() if isinstance(v, str)}
 
     async def signout(self, request: Request) -> Response:
@@ -125,8 +144,16 @@ class Pages:
             return HTMLResponse(
                 f"<!doctype html><title>Reverie</title><p>{status}</p>", status_code=status
             )
+        state = request.scope["state"]
         return await self.render(
-            request, "error.html", status_code=status, status=status, detail=detail, active=""
+            request,
+            "error.html",
+            status_code=status,
+            status=status,
+            detail=detail,
+            typed=state.get("ui_typed"),
+            again=state.get("ui_came_from"),
+            active="",
         )
 
 

@@ -37,12 +37,12 @@ import re
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
-from markupsafe import escape
+from markupsafe import Markup, escape
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -71,6 +71,9 @@ __all__ = [
     "SIGNIN_PATH",
     "STORAGE_KEY",
     "signed_out_page",
+    "typed_back",
+    "came_from",
+    "TYPED_FIELDS",
 ]
 
 #: The session cookie's name without a port (an app built without one: tests, benchmarks).
@@ -234,6 +237,47 @@ class SignIn:
         return False
 
 
+#: The fields of the UI's forms a person types into (an edit's text, a removal's reason): shown back
+#: when the form is refused (a session that ended, a CSRF token from an earlier session), so nothing
+#: typed is lost.
+TYPED_FIELDS = ("text", "reason")
+
+
+def typed_back(form: Mapping[str, object]) -> Markup:
+    """What a refused form held in its typed fields, read-only, to copy before going on; empty
+    when it held none."""
+    boxes = [
+        Markup(
+            '<label>{label} <textarea readonly class="typed" id="typed-{name}" rows="{rows}" '
+            'dir="auto">\n{value}</textarea></label>'
+        ).format(
+            label="Text" if name == "text" else "Reason",
+            name=name,
+            rows=min(16, value.count("\n") + 2),
+            value=value,
+        )
+        for name in TYPED_FIELDS
+        if isinstance(value := form.get(name), str) and value.strip()
+    ]
+    if not boxes:
+        return Markup("")
+    head = Markup(
+        '<section class="typed-back stack" id="typed-back"><p><strong>Nothing was saved.</strong> '
+        "What you typed is below: copy it, open the form again and paste it.</p>"
+    )
+    return head + Markup("").join(boxes) + Markup("</section>")
+
+
+def came_from(request: Request, prefix: str) -> str | None:
+    """The page of this server a form was posted from (its ``Referer``, which the referrer policy
+    sends to this origin only), as a path and query under ``prefix``; None when it is not one."""
+    referer = urlsplit(request.headers.get("referer", ""))
+    host = request.headers.get("host", "")
+    if referer.netloc != host or not referer.path.startswith(prefix + "/"):
+        return None
+    return referer.path + (f"?{referer.query}" if referer.query else "")
+
+
 def check_csrf(session: UISession, given: object) -> bool:
     return isinstance(given, str) and tokens_match(given, session.csrf)
 
@@ -259,7 +303,7 @@ _PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <script src="/static/ui.js" defer></script></head>
 <body data-signin="{hop}" data-signed-out="{out}" data-storage-key="{key}">
 <header><span class="brand">Reverie</span></header>
-<main><h1>{title}</h1><p>{text}</p>{form}</main></body></html>"""
+<main><h1>{title}</h1><p>{text}</p>{typed}{form}</main></body></html>"""
 
 _FORM = """<form method="post" action="{action}" class="stack signin">
 <label>Token <input type="password" name="token" autocomplete="off" required></label>
@@ -268,16 +312,23 @@ _FORM = """<form method="post" action="{action}" class="stack signin">
 
 
 def _page(
-    status: int, title: str, text: str, *, next_path: str | None = None, signed_out: bool = False
+    status: int,
+    title: str,
+    text: str,
+    *,
+    next_path: str | None = None,
+    signed_out: bool = False,
+    typed: Markup | None = None,
 ) -> HTMLResponse:
     """A page outside the app (refusals, sign-in, sign-out): no session, so no templates' frame.
     With ``next_path``, a sign-in form, and the page lets ``ui.js`` find a known session's prefix
-    (``signed_out``: it forgets it instead)."""
+    (``signed_out``: it forgets it instead); ``typed``: a refused form's text (``typed_back``)."""
     form = _FORM.format(action=SIGNIN_PATH, next=escape(next_path)) if next_path is not None else ""
     html = _PAGE.format(
         title=escape(title),
         text=text,
         form=form,
+        typed=typed or "",
         hop="1" if next_path is not None and not signed_out else "0",
         out="1" if signed_out else "0",
         key=STORAGE_KEY,
@@ -415,7 +466,17 @@ class Guard:
             return gate.open_session(request, gate.target(path, _without_token(request)))
         session = gate.sessions.get(sid) if inside else None
         if session is None or sid is None:
-            return _page(403, "Not signed in", _NOT_SIGNED_IN, next_path=path)
+            if request.method in ("GET", "HEAD"):
+                return _page(403, "Not signed in", _NOT_SIGNED_IN, next_path=path)
+            # a form posted after the session ended (it expired, or signed out in another tab):
+            # nothing is done; what was typed is shown back, and signing in returns to the form
+            return _page(
+                403,
+                "Not signed in",
+                "This browser's session has ended, so the form was not acted on. " + _NOT_SIGNED_IN,
+                next_path=came_from(request, gate.prefix) or "/",
+                typed=typed_back(await _form_of(request)),
+            )
         if request.method not in ("GET", "HEAD"):
             origin = request.headers.get("origin")
             if origin is not None and origin != f"{request.url.scheme}://{host}":
@@ -444,6 +505,14 @@ class Guard:
                 next_path=next_path,
             )
         return self.gate.open_session(request, self.gate.target(next_path))
+
+
+async def _form_of(request: Request) -> Mapping[str, object]:
+    """A posted form's fields; none when the body is not a form (or cannot be parsed)."""
+    try:
+        return await request.form()
+    except Exception:  # noqa: BLE001 (a malformed body: there is just nothing to show back)
+        return {}
 
 
 def _without_token(request: Request) -> str:

@@ -11,18 +11,22 @@ they print; ``plain`` marks a value for an attribute or a text area, where marku
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from difflib import SequenceMatcher
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+import orjson
 from markupsafe import Markup, escape
 
 from ..gitstore.diffing import text_diff as _bytes_diff
 from ..gitstore.trailers import BATCH, KIND, parse_batch
+from ..text.dates import parse_timestamp
 from ..text.diff import diff_line_kinds
 from ..text.memline import is_pinned
 from ..text.safety import describe, hidden
@@ -45,7 +49,14 @@ __all__ = [
     "text_diff",
     "batch_of",
     "ago",
+    "when",
     "other_trailers",
+    "MessageView",
+    "message_view",
+    "mark_of",
+    "locate",
+    "MESSAGES_PER_PAGE",
+    "MESSAGE_SHOWN",
 ]
 
 
@@ -259,9 +270,10 @@ def diff_rows(diff: str) -> list[DiffRow]:
     old = new = 0
     dels: list[DiffRow] = []
     adds: list[DiffRow] = []
+    budget = [WORDS_PER_DIFF]
 
     def flush() -> None:
-        rows.extend(_paired(dels, adds))
+        rows.extend(_paired(dels, adds, budget))
         dels.clear()
         adds.clear()
 
@@ -298,27 +310,75 @@ def diff_rows(diff: str) -> list[DiffRow]:
     return rows
 
 
-def _paired(dels: list[DiffRow], adds: list[DiffRow]) -> list[DiffRow]:
+#: Words of a changed line (each side) up to which its changed words are found by a full
+#: comparison (difflib's, quadratic in the words: a 14,000-character line with scattered changes
+#: took 30 s); past it, or once a diff has compared ``WORDS_PER_DIFF`` words, by the words both
+#: sides start and end with.
+WORDS_COMPARED = 400
+WORDS_PER_DIFF = 8_000
+
+
+def _paired(dels: list[DiffRow], adds: list[DiffRow], budget: list[int]) -> list[DiffRow]:
     """A run of removed lines then added ones: each removed line paired with the added line at the
     same place in the run, when the two are alike enough to be one line changed, gets its changed
-    words marked (and so does its partner)."""
+    words marked (and so does its partner). ``budget``: the words the diff may still compare in
+    full."""
     out_del = [_whole(r) for r in dels]
     out_add = [_whole(r) for r in adds]
     for k in range(min(len(dels), len(adds))):
         a, b = _WORDS.findall(dels[k].text), _WORDS.findall(adds[k].text)
-        matcher = SequenceMatcher(None, a, b, autojunk=False)
-        if matcher.ratio() < 0.4:
+        full = max(len(a), len(b)) <= WORDS_COMPARED and budget[0] >= len(a) + len(b)
+        if full:
+            budget[0] -= len(a) + len(b)
+        marked = _compared(a, b) if full else _ends(a, b)
+        if marked is None:
             continue
-        left: list[tuple[str, bool]] = []
-        right: list[tuple[str, bool]] = []
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if i2 > i1:
-                left.append(("".join(a[i1:i2]), tag != "equal"))
-            if j2 > j1:
-                right.append(("".join(b[j1:j2]), tag != "equal"))
+        left, right = marked
         out_del[k] = DiffRow("del", dels[k].text, dels[k].old, None, tuple(left))
         out_add[k] = DiffRow("add", adds[k].text, None, adds[k].new, tuple(right))
     return out_del + out_add
+
+
+Runs = list[tuple[str, bool]]
+
+
+def _compared(a: list[str], b: list[str]) -> tuple[Runs, Runs] | None:
+    """The runs of ``a`` and ``b`` with the words that differ marked; None when the lines are too
+    unlike to be one line changed."""
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.ratio() < 0.4:
+        return None
+    left: Runs = []
+    right: Runs = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if i2 > i1:
+            left.append(("".join(a[i1:i2]), tag != "equal"))
+        if j2 > j1:
+            right.append(("".join(b[j1:j2]), tag != "equal"))
+    return left, right
+
+
+def _ends(a: list[str], b: list[str]) -> tuple[Runs, Runs] | None:
+    """``_compared`` in linear time, for long lines: what lies between the words both lines start
+    and end with is marked."""
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    if 2 * (start + end) < 0.4 * (len(a) + len(b)):
+        return None
+
+    def runs(words: list[str]) -> Runs:
+        parts = (
+            ("".join(words[:start]), False),
+            ("".join(words[start : len(words) - end]), True),
+            ("".join(words[len(words) - end :]), False),
+        )
+        return [p for p in parts if p[0]]
+
+    return runs(a), runs(b)
 
 
 def _whole(row: DiffRow) -> DiffRow:
@@ -405,3 +465,144 @@ def ago(when: datetime | None, now: datetime | None = None) -> str:
             text = f"{n} {unit}{'s' if n != 1 else ''}"
             return f"in {text}" if future else f"{text} ago"
     return "now" if future else "just now"
+
+
+def when(value: object) -> Markup:
+    """A time as every page shows one: ``YYYY-MM-DD HH:MM`` and its zone, in the server's local
+    zone (a commit's own offset, a Dream record's UTC, a history entry's or a message's local time
+    all read alike). A ``datetime`` or an ISO 8601 text; a text naming no zone is local time
+    (history and sessions write it so). Anything else is shown as it is; nothing for None or
+    ``""``."""
+    moment = value if isinstance(value, datetime) else parse_timestamp(value)
+    if moment is None:
+        return Markup("") if value in (None, "") else _shown(str(value))
+    local = moment.astimezone()  # naive: taken as local time
+    zone = local.tzname() or local.strftime("UTC%z")
+    return escape(f"{local.strftime('%Y-%m-%d %H:%M')} {zone}")
+
+
+# -- a conversation -----------------------------------------------------------------------------
+
+#: Messages on one page of a conversation (a session of 10,000 messages is 100 pages, not one).
+MESSAGES_PER_PAGE = 100
+#: Characters of a message shown before it folds (the whole message is one link away).
+MESSAGE_SHOWN = 4_000
+
+
+@dataclass(frozen=True)
+class MessageView:
+    """One message of a conversation as its page shows it. ``parts``: its content in order, each
+    ``(kind, text)`` — ``text``; ``image`` (never loaded: a placeholder); ``part`` (another kind of
+    content part, named); ``call`` (a tool call: its name and arguments). ``name``: a tool result's
+    tool or a named participant; ``call_id``: the call a tool result answers. ``cut``: characters
+    left out of a long message (0: shown whole)."""
+
+    index: int
+    role: str
+    moment: object  # the message's timestamp as stored (``when`` shows it)
+    parts: tuple[tuple[str, str], ...]
+    name: str | None
+    call_id: str | None
+    cut: int
+    archived: bool
+    mark: str  # ``mark_of(message)``: what a page link names it by
+
+    @property
+    def number(self) -> int:
+        return self.index + 1
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _content_parts(content: object) -> list[tuple[str, str]]:
+    """A message's content as parts: a string, a list of content parts (text, images, others), or
+    any other value as its text."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [("text", content)] if content else []
+    if not isinstance(content, list):
+        return [
+            ("text", orjson.dumps(content).decode() if isinstance(content, dict) else str(content))
+        ]
+    out: list[tuple[str, str]] = []
+    for part in content:
+        if isinstance(part, str):
+            out.append(("text", part))
+        elif not isinstance(part, Mapping):
+            out.append(("part", f"[{type(part).__name__}]"))
+        elif isinstance(part.get("text"), str):
+            out.append(("text", part["text"]))
+        elif part.get("type") in ("image_url", "image", "input_image"):
+            out.append(("image", "[image]"))
+        else:
+            out.append(("part", f"[{part.get('type') or 'part'}]"))
+    return out
+
+
+def _calls(calls: object) -> list[tuple[str, str]]:
+    """A message's tool calls, each ``name(arguments)`` (OpenAI's shape, or a bare function)."""
+    if not isinstance(calls, list):
+        return []
+    out = []
+    for call in calls:
+        fn = call.get("function", call) if isinstance(call, Mapping) else {}
+        fn = fn if isinstance(fn, Mapping) else {}
+        name = _text(fn.get("name")) or "?"
+        args = fn.get("arguments")
+        if not isinstance(args, str):
+            args = "" if args is None else orjson.dumps(args, default=str).decode()
+        out.append(("call", f"{name}({args})"))
+    return out
+
+
+def message_view(
+    index: int, message: Mapping[str, Any], *, archived: bool, whole: bool = False
+) -> MessageView:
+    """``message`` (a session's ``index``-th) as its page shows it; past ``MESSAGE_SHOWN``
+    characters it is cut, unless ``whole``."""
+    parts = _content_parts(message.get("content")) + _calls(message.get("tool_calls"))
+    cut = 0
+    if not whole:
+        room, kept = MESSAGE_SHOWN, []
+        for kind, text in parts:
+            if room <= 0:
+                cut += len(text)
+                continue
+            if len(text) > room:
+                cut += len(text) - room
+                text = text[:room]
+            room -= len(text)
+            kept.append((kind, text))
+        parts = kept
+    role = message.get("role")
+    return MessageView(
+        index=index,
+        role=role if isinstance(role, str) else "?",
+        moment=message.get("timestamp"),
+        parts=tuple(parts),
+        name=_text(message.get("name")),
+        call_id=_text(message.get("tool_call_id")),
+        cut=cut,
+        archived=archived,
+        mark=mark_of(message),
+    )
+
+
+def mark_of(message: Mapping[str, Any]) -> str:
+    """What a page's links name a message by: a digest of everything it holds (its place may
+    change: clearing a consolidated conversation drops its oldest messages)."""
+    data = orjson.dumps(message, option=orjson.OPT_SORT_KEYS, default=str)
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def locate(messages: Sequence[Mapping[str, Any]], mark: str, hint: int) -> int | None:
+    """Where the message ``mark`` names is now: at ``hint`` (where the link saw it), else the
+    nearest place before it (a clear moves messages toward the start), else after it; None when it
+    is gone."""
+    n = len(messages)
+    near = min(max(hint, 0), n - 1)
+    order = [*range(near, -1, -1), *range(near + 1, n)]
+    return next((i for i in order if mark_of(messages[i]) == mark), None)

@@ -1,6 +1,8 @@
 // Reverie UI: small enhancements over plain server-rendered pages (everything works without this file).
 // - "why" loads a line's provenance inline when its <details> opens (the page link is the fallback);
 // - buttons with data-confirm ask before posting;
+// - a page the back button brings back from the browser's cache after a form was posted is
+//   loaded again (it would show a state that has moved on);
 // - the Dream page follows the run's progress until it finishes, then reloads to show the result;
 // - a signed-in page remembers its server's prefix (localStorage is per origin, so per port): a link
 //   to this server from elsewhere (/timeline) then finds its way to /<prefix>/timeline; signing out
@@ -37,6 +39,22 @@ document.addEventListener("submit", function (event) {
   if (button && button.dataset && button.dataset.confirm && !window.confirm(button.dataset.confirm)) {
     event.preventDefault();
   }
+});
+
+// Back to a page after posting a form from it (or from a later page): a browser may show the page
+// as it was from its back-forward cache, with forms made from a state that has moved on. Such a
+// page is loaded again, so it shows the memory as it is now (a form sent again would be checked
+// against its state anyway: merged, refused or the conflict page, never a blind write).
+var loadedAt = Date.now();
+document.addEventListener("submit", function (event) {
+  if (event.defaultPrevented || (event.target.method || "").toLowerCase() !== "post") return;
+  try { window.sessionStorage.setItem("reverie-posted", String(Date.now())); } catch (e) { /* none */ }
+});
+window.addEventListener("pageshow", function (event) {
+  if (!event.persisted) return;
+  var posted = 0;
+  try { posted = Number(window.sessionStorage.getItem("reverie-posted") || 0); } catch (e) { return; }
+  if (posted > loadedAt) window.location.reload();
 });
 
 function followDream(box) {

@@ -1,0 +1,474 @@
+"""How ``reverie ui`` shows a conversation and a time: a long conversation a page at a time, its
+pages following on by the message (not its place) while the conversation changes, tool calls and
+results, multi-part content, long and hostile messages, damaged session files, odd keys, and every
+time in one form with its zone. In process (Starlette's TestClient over the real app and a real
+workspace); the browser's view of the same is tests/test_ui_display_browser.py."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta, timezone
+from html import unescape
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+import orjson
+import pytest
+from starlette.testclient import TestClient
+
+import reverie
+from reverie.storage.config import Config
+from reverie.storage.workspace import Workspace
+from reverie.ui import build_app, views
+from reverie.ui.security import SignIn, cookie_name
+
+TOKEN = "t0k3n-" + "y" * 30
+BASE = "http://127.0.0.1:8766"
+PREFIX = "/display-" + "z" * 16
+PAGE = views.MESSAGES_PER_PAGE
+#: A time as the pages show one: date, minutes and the zone's name.
+ZONE = datetime.now().astimezone().tzname() or ""
+SHOWN_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d " + re.escape(ZONE))
+
+
+@pytest.fixture
+def memory(tmp_path: Path):
+    ws = Workspace(tmp_path / "ws")
+    ws.init()
+    config = Config()
+    config.memory.history.fsync = False
+    m = reverie.open(ws, config=config)
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def client(memory):
+    app = build_app(
+        memory,
+        signin=SignIn(TOKEN),
+        allowed_hosts=frozenset({"127.0.0.1:8766"}),
+        port=8766,
+        server_id=PREFIX[1:],
+    )
+    with TestClient(app, base_url=BASE, follow_redirects=False) as c:
+        assert c.get(f"/?token={TOKEN}").status_code == 303
+        c.base_url = BASE + PREFIX
+        yield c
+
+
+def _write_session(memory, key: str, messages: list[dict], consolidated: int = 0) -> Path:
+    """A session file as an agent leaves it (one line per message), written at once."""
+    store = memory.runtime.sessions
+    session = store.get_or_create(key)
+    session.last_consolidated = consolidated
+    path = store.path_for(key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(session.metadata_line() + b"".join(orjson.dumps(m) + b"\n" for m in messages))
+    return path
+
+
+def _talk(n: int, start: int = 0) -> list[dict]:
+    return [
+        {
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": f"message number {i}",
+            "timestamp": f"2026-11-20T10:{i // 60 % 60:02d}:{i % 60:02d}",
+        }
+        for i in range(start, start + n)
+    ]
+
+
+def _shown(html: str) -> list[str]:
+    """The messages a page shows, by their text (``message number N``)."""
+    return re.findall(r"message number \d+", html)
+
+
+def _link(html: str, cls: str) -> str | None:
+    found = re.search(rf'class="{cls}" href="{PREFIX}(/session\?[^"]+)"', html)
+    return unescape(found.group(1)) if found else None
+
+
+# -- a long conversation -----------------------------------------------------------------------
+
+
+def test_a_long_conversation_is_paged_newest_first_and_every_message_is_on_one_page(
+    client, memory
+) -> None:
+    total = 2 * PAGE + 37
+    _write_session(memory, "cli:long", _talk(total))
+    html = client.get("/session?key=cli:long").text
+    assert html.count('<li id="m') == PAGE  # never the whole conversation at once
+    assert _shown(html)[-1] == f"message number {total - 1}"
+    assert f"Shown: {total - PAGE + 1}–{total}" in html and f"{total} messages" in html
+    seen: list[str] = []
+    while True:  # Earlier, back to the start: each message once, none skipped
+        seen[:0] = _shown(html)
+        earlier = _link(html, "earlier")
+        if earlier is None:
+            break
+        html = client.get(earlier).text
+    assert seen == [f"message number {i}" for i in range(total)]
+    # a search hit's message opens the page holding it, marked
+    html = client.get("/session?key=cli:long&message=5").text
+    assert 'id="m5" class="message role-assistant target"' in html and len(_shown(html)) == PAGE
+    html = client.get(f"/session?key=cli:long&message={total + 3}").text
+    assert f"It has no message {total + 4} now" in html  # a hit older than a clear: said
+
+
+def test_pages_follow_on_by_the_message_while_the_consolidator_clears_the_conversation(
+    client, memory
+) -> None:
+    """Reading from the oldest page on while the Consolidator consolidates and clears the
+    conversation's oldest messages (``SessionStore.clear``, what ``/new`` runs) and the agent
+    appends: each Later page starts right after the last message shown, so no message is shown
+    twice or skipped; when the message a page led on from was cleared too, the page says so."""
+    _write_session(memory, "cli:moving", _talk(3 * PAGE))
+    store = memory.runtime.sessions
+    html = client.get("/session?key=cli:moving&at=0").text
+    assert _shown(html) == [f"message number {i}" for i in range(PAGE)]
+    later = _link(html, "later")
+    session = store.get_or_create("cli:moving")
+    store.clear(session, consolidated=PAGE // 2)  # half of the page just read leaves the file
+    for message in _talk(5, start=3 * PAGE):
+        store.append(session, message)
+    html = client.get(later).text
+    assert "this page follows on from the last one as it is now" in html
+    assert _shown(html) == [f"message number {i}" for i in range(PAGE, 2 * PAGE)]
+    earlier = _link(html, "earlier")
+    assert _shown(client.get(earlier).text) == [  # back: what is left before it, once each
+        f"message number {i}" for i in range(PAGE // 2, PAGE)
+    ]
+    later = _link(html, "later")
+    session = store.get_or_create("cli:moving")
+    store.clear(session, consolidated=len(session.messages) - 3)  # past the next page's start
+    html = client.get(later).text
+    assert "was consolidated into history and cleared" in html
+    assert "shown from its start as it is now" in html
+    assert _shown(html) == [f"message number {i}" for i in range(3 * PAGE + 2, 3 * PAGE + 5)]
+
+
+def test_a_message_taken_back_after_the_page_leaves_nothing_to_follow(client, memory) -> None:
+    _write_session(memory, "cli:undo", _talk(PAGE + 1))
+    later = _link(client.get("/session?key=cli:undo&at=0").text, "later")
+    store = memory.runtime.sessions
+    assert store.pop(store.get_or_create("cli:undo"))["content"] == f"message number {PAGE}"
+    html = client.get(later).text
+    assert "Nothing follows that message now" in html and _link(html, "later") is None
+    assert _shown(html)[-1] == f"message number {PAGE - 1}"
+
+
+def test_consolidating_a_slice_keeps_every_place_and_marks_it(client, memory) -> None:
+    _write_session(memory, "cli:slice", _talk(PAGE + 10))
+    html = client.get("/session?key=cli:slice&at=0").text
+    later = _link(html, "later")
+    store = memory.runtime.sessions
+    store.save_offset(store.get_or_create("cli:slice"), PAGE + 5)  # the oldest slice consolidated
+    html = client.get(later).text
+    assert "changed since" not in html
+    assert _shown(html) == [f"message number {i}" for i in range(PAGE, PAGE + 10)]
+    assert html.count("· consolidated") == 5 and f"the first {PAGE + 5} are consolidated" in html
+
+
+# -- what a message holds ------------------------------------------------------------------------
+
+
+HOSTILE = (
+    "# heading\n```python\nprint('hi')\n```\n**bold** <img src=x onerror=alert(1)> "
+    "<script>alert(2)</script> [link](javascript:alert(3))"
+)
+
+
+def test_tool_calls_results_parts_and_hostile_text_are_shown_as_text(client, memory) -> None:
+    messages = [
+        {"role": "user", "content": HOSTILE, "timestamp": "2026-11-20T10:00:00"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": '{"path": "<b>/etc</b>"}'},
+                }
+            ],
+            "timestamp": "2026-11-20T10:00:01",
+        },
+        {
+            "role": "tool",
+            "content": "root:x:0:0 <b>x</b>",
+            "tool_call_id": "call_1",
+            "name": "read_file",
+            "timestamp": "2026-11-20T10:00:02",
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "look at this"},
+                {"type": "image_url", "image_url": {"url": "javascript:alert(4)"}},
+                {"type": "input_audio", "input_audio": {"data": "AAAA"}},
+                {"type": "text", "text": "שלום עולם 👩‍👩‍👧 e\u0301"},
+            ],
+            "timestamp": "2026-11-20T10:00:03",
+        },
+        {"role": "assistant", "content": None, "timestamp": "not a time <i>"},
+    ]
+    _write_session(memory, "cli:tools", messages)
+    html = client.get("/session?key=cli:tools").text
+    main = html[html.index("<main>") :]
+    for injected in ("<img", "<script", "<b>", "<i>", "javascript:alert(4)", 'href="javascript'):
+        assert injected not in main, injected
+    assert "&lt;img src=x onerror=alert(1)&gt;" in main and "**bold**" in main
+    assert "# heading\n```python" in main  # Markdown is not interpreted: its marks stay
+    assert "tool call</span> read_file({&#34;path&#34;: &#34;&lt;b&gt;/etc&lt;/b&gt;&#34;})" in main
+    assert "read_file · answers <code>call_1</code>" in main
+    parts = re.findall(r'<p class="(text|part muted small)">([^<]*)</p>', main.split('id="m3"')[1])
+    assert [t for _, t in parts[:4]] == [
+        "look at this",
+        "[image]",
+        "[input_audio]",
+        "שלום עולם 👩‍👩‍👧 e\u0301",
+    ]
+    assert "(no content)" in main and "not a time &lt;i&gt;" in main
+
+
+def test_a_long_message_folds_and_opens_whole(client, memory) -> None:
+    text = "".join(f"{i:07d} " for i in range(2_000))  # 16,000 characters
+    _write_session(memory, "cli:long-message", [*_talk(3), {"role": "user", "content": text}])
+    html = client.get("/session?key=cli:long-message").text
+    assert text[: views.MESSAGE_SHOWN] in html and text not in html
+    assert f"… {len(text) - views.MESSAGE_SHOWN} more characters" in html
+    whole = re.search(r'href="[^"]*(/session\?[^"]+whole=3[^"]*)"', html)
+    assert whole
+    html = client.get(unescape(whole.group(1)).split("#")[0]).text
+    assert text in html and "more characters" not in html
+
+
+def test_a_damaged_session_file_and_an_odd_key_still_show(client, memory) -> None:
+    key = 'web:<script>alert(1)</script> \u202enimda & "q" ../x?y#z/é'
+    path = _write_session(memory, key, _talk(2))
+    with open(path, "ab") as f:
+        f.write(b'{"role": "user", "content": "bad \xff\xfe bytes"}\n')
+        f.write(b"not json at all\n")
+        f.write(b'{"role": "user", "content": "torn')  # an append in flight
+    response = client.get("/session?key=" + quote(key, safe=""))
+    assert response.status_code == 200
+    html = response.text
+    assert _shown(html) == ["message number 0", "message number 1"]
+    assert "bad \ufffd\ufffd bytes" in html and "torn" not in html
+    assert '<span class="esc" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>nimda' in html
+    assert "<script>alert(1)" not in html
+    # the links it makes lead back to the same conversation
+    _write_session(memory, key, _talk(PAGE + 1))
+    html = client.get("/session?key=" + quote(key, safe="")).text
+    earlier = _link(html, "earlier")
+    assert earlier and _shown(client.get(earlier).text) == ["message number 0"]
+
+
+def test_an_empty_or_missing_conversation(client, memory) -> None:
+    _write_session(memory, "cli:empty", [])
+    html = client.get("/session?key=cli:empty").text
+    assert "0 messages" in html and "No messages yet." in html
+    assert client.get("/session?key=cli:empty&mark=abc&dir=next&at=4").status_code == 200
+    assert client.get("/session?key=cli:nobody").status_code == 404
+    assert client.get("/session?key=").status_code == 404
+
+
+# -- times ---------------------------------------------------------------------------------------
+
+
+def test_every_time_reads_one_way_with_its_zone() -> None:
+    local = datetime(2026, 11, 28, 14, 5, tzinfo=UTC).astimezone()
+    expected = f"{local:%Y-%m-%d %H:%M} {local.tzname()}"
+    # one moment, as git (its own offset), Dream's records (UTC) and a datetime give it
+    assert views.when(datetime(2026, 11, 28, 14, 5, tzinfo=UTC)) == expected
+    assert views.when("2026-11-28T14:05:00+00:00") == expected
+    assert (
+        views.when(datetime(2026, 11, 28, 15, 5, tzinfo=timezone(timedelta(hours=1)))) == expected
+    )
+    # history and sessions write local time without a zone: local it is
+    naive = views.when("2026-11-28 14:05")
+    assert naive == f"2026-11-28 14:05 {datetime(2026, 11, 28, 14, 5).astimezone().tzname()}"
+    assert views.when(None) == "" and views.when("") == ""
+    assert views.when("soon <b>\u202e") == (
+        'soon &lt;b&gt;<span class="esc" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>'
+    )
+
+
+def test_pages_show_times_with_their_zone(client, memory) -> None:
+    memory.remember("- [durable] Lives in Lisbon", session_key="cli:alice")
+    assert memory.dream().status == "ok"
+    _write_session(memory, "cli:alice-talk", _talk(2))
+    commit = memory.log(limit=1)[0].sha
+    for page in (
+        "/timeline",
+        f"/commit/{commit}",
+        "/history?first=1&last=1",
+        "/session?key=cli:alice-talk",
+        "/review",
+    ):
+        html = client.get(page).text
+        assert SHOWN_TIME.search(html), page
+        # no time without its zone: a bare YYYY-MM-DD HH:MM is always followed by one
+        for found in re.finditer(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?", html):
+            tail = html[found.end() : found.end() + len(ZONE) + 1]
+            assert tail == f" {ZONE}", (page, html[found.start() - 40 : found.end() + 20])
+
+
+# -- the browser's session: an ended session, an earlier session's form, a form sent twice -------
+
+
+def _form(html: str) -> dict[str, str]:
+    return {
+        k: unescape(v)
+        for k, v in re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', html)
+    }
+
+
+def _edit_form(client, memory, needle: str) -> tuple[str, dict[str, str]]:
+    rows = memory.read("USER.md").split("\n")
+    i = next(k for k, r in enumerate(rows) if needle in r)
+    address = "/memory/edit?" + urlencode({"path": "USER.md", "line": i, "text": rows[i]})
+    return address, _form(client.get(address).text)
+
+
+@pytest.fixture
+def lines(memory):
+    memory.write(
+        "USER.md", "# User\n\n- Lives in Lisbon\n- Works at Acme\n", message="manual: seed"
+    )
+    return memory
+
+
+def test_a_form_posted_after_the_session_ended_keeps_what_was_typed(client, lines) -> None:
+    address, form = _edit_form(client, lines, "Lisbon")
+    head = lines.log(limit=1)[0].sha
+    client.app.gate.sessions.end(client.cookies.get(cookie_name(8766)))  # idle 24 h, or signed out
+    typed = "- Lives in Porto <b>since May</b>\nsecond line"
+    r = client.post(
+        "/memory/edit",
+        data={**form, "text": typed},
+        headers={"referer": BASE + PREFIX + address},
+    )
+    assert r.status_code == 403 and lines.log(limit=1)[0].sha == head
+    assert "session has ended, so the form was not acted on" in r.text
+    box = re.search(
+        r'<textarea readonly class="typed" id="typed-text"[^>]*>\n(.*?)</textarea>', r.text, re.S
+    )
+    assert box and unescape(box.group(1)) == typed and "<b>since" not in r.text
+    back = re.search(r'name="next" value="([^"]+)"', r.text)
+    assert back and unescape(back.group(1)) == PREFIX + address  # signing in returns to the form
+    # a post from another site's page, or without a referer: signing in goes to the start
+    for referer in ("http://evil.test" + PREFIX + address, None):
+        r = client.post("/memory/edit", data=form, headers={"referer": referer} if referer else {})
+        assert r.status_code == 403 and 'name="next" value="/"' in r.text
+    client.base_url = BASE
+    again = client.post("/signin", data={"token": TOKEN, "next": unescape(back.group(1))})
+    assert again.status_code == 303 and again.headers["location"] == PREFIX + address
+
+
+def test_a_form_of_an_earlier_session_is_refused_with_what_was_typed(client, lines) -> None:
+    address, form = _edit_form(client, lines, "Lisbon")
+    head = lines.log(limit=1)[0].sha
+    client.app.gate.sessions.end(client.cookies.get(cookie_name(8766)))
+    client.base_url = BASE
+    assert client.get(f"/?token={TOKEN}").status_code == 303  # signed in anew: a new CSRF token
+    client.base_url = BASE + PREFIX
+    r = client.post(
+        "/memory/edit",
+        data={**form, "text": "- Lives in Faro"},
+        headers={"referer": BASE + PREFIX + address},
+    )
+    assert r.status_code == 403 and lines.log(limit=1)[0].sha == head
+    assert (
+        "- Lives in Faro</textarea>" in r.text and "carries no CSRF token of this session" in r.text
+    )
+    link = re.search(r'id="again"', r.text) and re.search(r'<a href="([^"]+)" id="again"', r.text)
+    assert link and unescape(link.group(1)) == PREFIX + address
+
+
+def test_a_form_sent_twice_acts_once(client, lines) -> None:
+    """A reload of a result, or the back button and Submit again: each action's form names the
+    state it was made from, so the second post changes nothing (and says so)."""
+    _address, form = _edit_form(client, lines, "Lisbon")
+    form["text"] = "- Lives in Porto"
+    for _ in range(2):
+        assert client.post("/memory/edit", data=form).status_code == 303
+    assert lines.read("USER.md").count("Porto") == 1
+    assert [c.subject for c in lines.log(limit=2)].count("manual: edit a line of USER.md") == 1
+    assert "(no change)" in client.get("/memory").text
+    rows = lines.read("USER.md").split("\n")
+    i = rows.index("- Works at Acme")
+    page = client.get(
+        "/memory/remove?" + urlencode({"path": "USER.md", "line": i, "text": rows[i]})
+    ).text
+    removal = {**_form(page), "reason": "left Acme"}
+    assert client.post("/memory/remove", data=removal).status_code == 303
+    head = lines.log(limit=1)[0].sha
+    assert client.post("/memory/remove", data=removal).status_code == 303
+    assert lines.log(limit=1)[0].sha == head and "changed since the page was loaded" in (
+        client.get("/memory").text
+    )
+    undo = client.get(f"/commit/{head}/confirm?action=revert").text
+    confirm = _form(undo)
+    assert client.post(f"/commit/{head}/restore", data=confirm).status_code == 303
+    reverted = lines.log(limit=1)[0].sha
+    assert client.post(f"/commit/{head}/restore", data=confirm).status_code == 303
+    assert lines.log(limit=1)[0].sha == reverted and "- Works at Acme" in lines.read("USER.md")
+
+
+# -- diffs of long lines -------------------------------------------------------------------------
+
+
+def test_a_long_changed_line_is_marked_in_linear_time(monkeypatch) -> None:
+    """difflib's word comparison is quadratic (a 14,000-character line with scattered changes took
+    30 s): past ``WORDS_COMPARED`` words a line's change is marked between the words both sides
+    start and end with, and a whole diff compares at most ``WORDS_PER_DIFF`` words in full."""
+    compared: list[int] = []
+    real = views.SequenceMatcher
+
+    def counting(junk, a, b, autojunk=True):  # type: ignore[no-untyped-def]
+        compared.append(len(a) + len(b))
+        return real(junk, a, b, autojunk=autojunk)
+
+    monkeypatch.setattr(views, "SequenceMatcher", counting)
+    words = [f"w{i % 7}" for i in range(6_000)]
+    old = " ".join(words)
+    new = " ".join(["CHANGED" if i == 3_000 else w for i, w in enumerate(words)])
+    rows = views.diff_rows(views.text_diff("USER.md", f"# a\n{old}\n", f"# a\n{new}\n"))
+    changed = [r for r in rows if r.kind in ("add", "del")]
+    assert [r.text for r in changed] == [old, new] and compared == []
+    assert [(text, mark) for text, mark in changed[1].parts if mark] == [("CHANGED", True)]
+    assert "".join(text for text, _ in changed[0].parts) == old
+    # many short changed lines: each compared in full until the diff's budget is spent
+    many_old = "\n".join(f"line {i} " + "a b " * 40 for i in range(80))
+    many_new = "\n".join(f"line {i} " + "a c " * 40 for i in range(80))
+    rows = views.diff_rows(views.text_diff("USER.md", many_old + "\n", many_new + "\n"))
+    assert 0 < sum(compared) <= views.WORDS_PER_DIFF and 10 < len(compared) < 80
+    adds = [r for r in rows if r.kind == "add"]
+    assert [r.text for r in adds] == many_new.split("\n")  # every line shown, compared or not
+    assert all(sum(m for _, m in r.parts) == 40 for r in adds[: len(compared)])  # each "c"
+
+
+def test_pin_and_remove_from_an_older_tab_find_their_line_where_it_moved(client, lines) -> None:
+    """Tab A loaded Memory; tab B added a line above: A's pin and remove name the line by its
+    number and text, and act on that text where it now stands when it stands there once; a line
+    now twice, or gone, is refused."""
+    csrf = _form(client.get("/memory").text)["csrf"]
+    rows = lines.read("USER.md").split("\n")
+    i = rows.index("- Works at Acme")
+    form = {"csrf": csrf, "path": "USER.md", "line": str(i), "original": rows[i]}
+    text = lines.read("USER.md")
+    lines.write("USER.md", text.replace("- Lives", "- Name: Ana\n- Lives"), message="manual: tab B")
+    assert client.post("/memory/pin", data=form).status_code == 303
+    assert "Pinned in USER.md as commit" in client.get("/memory").text
+    assert lines.read("USER.md").split("\n")[i + 1].startswith("- Works at Acme")
+    assert lines.log(limit=1)[0].subject != "manual: tab B"
+    # the same text twice, or not at all: which line was meant is unknown, so nothing is done
+    lines.write("USER.md", lines.read("USER.md") + "- Name: Ana\n", message="manual: twice")
+    head = lines.log(limit=1)[0].sha
+    for original in ("- Name: Ana", "- Lives in Porto"):
+        gone = {**form, "line": "0", "original": original, "reason": "x"}
+        assert client.post("/memory/remove", data=gone).status_code == 303
+        assert lines.log(limit=1)[0].sha == head
+        assert "changed since the page was loaded" in client.get("/memory").text
