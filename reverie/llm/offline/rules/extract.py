@@ -239,10 +239,18 @@ def _remembered(clause: Clause, found: _Found) -> bool:
 
 def _stated_tail(clause: Clause, said_on: date | None, found: _Found) -> None:
     """ "I'm allergic to peanuts and I carry an EpiPen": a kind rule read the clause; its second
-    statement, when no kind rule reads it either, as a plain statement (``statements.tail``)."""
+    statement as a plain statement (``statements.tail``), or, when a kind rule reads it as the
+    user's own ("… and work from home most days" is "I work from home most days"), what it read."""
     rest = statements.tail(clause)
-    if rest is not None and not _read(rest, said_on, _Found())[1]:
+    if rest is None:
+        return
+    own = _Found()
+    read, tried = _read(rest, said_on, own)
+    if not tried:
         _stated(rest, found)
+    elif read:
+        for fact in own.facts:
+            found.add(fact.text, fact.mark)
 
 
 def _stated(clause: Clause, found: _Found) -> None:
