@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli import invoke
 from support.openai_server import OpenAIServer, Step, chat, tool_call_reply
 
 import reverie
@@ -220,3 +221,39 @@ def test_new_session_with_every_bad_summary_reply_keeps_the_words(memory, server
             print(fault, "error", exc)
         texts = "\n".join(e.content for e in memory.history())
         assert f"({fault})" in texts or f"({fault})" in json.dumps(memory.messages(key)), fault
+
+
+def test_findings_with_no_edit_are_set_aside_and_requeue_runs_them_again(memory, server):
+    """The gap: a batch whose findings the edit step never acted on (it answered in prose) moved
+    the cursor and changed nothing, with no way back. It is now set aside: ``reverie requeue``
+    lists it, and requeued, the next run writes what it found."""
+    server.enqueue(chat(GOOD_ANALYSIS), chat("I have noted that the user has a cat."))
+    first = memory.history()[-1].cursor
+    result, error = _dream(memory)
+    assert error is None and result.status == "no-change" and result.commit is None
+    assert f"set aside: `reverie requeue {first}` runs it again" in result.reason
+    assert memory.pending() == 0  # the cursor moved on, as before
+    [aside] = memory.set_aside()
+    assert (aside.first, aside.last) == (first, first) and "made no edit" in aside.reason
+    listed = invoke("-w", str(memory.workspace.root), "requeue")
+    assert listed.returncode == 0 and f"set aside  history {first}–{first}" in listed.stdout
+    again = invoke("-w", str(memory.workspace.root), "requeue", str(first))
+    assert again.returncode == 0 and "runs it again" in again.stdout, again.stdout + again.stderr
+    server.enqueue(
+        chat(GOOD_ANALYSIS), _edit("USER.md", USER_LINES[-1], f"{USER_LINES[-1]}\n{CAT}")
+    )
+    server.enqueue(chat("done"))
+    result, error = _dream(memory)
+    assert error is None and result.commit, (result.status, result.reason)
+    assert CAT in memory.read("USER.md")
+    assert memory.set_aside() == [] and memory.queued() == []
+    _check_nothing_lost(memory)
+
+
+def test_findings_the_files_hold_already_move_on_without_a_set_aside(memory, server):
+    """No edit for findings the files already say is the model's answer, not a gap: the batch
+    moves on, nothing set aside."""
+    server.enqueue(chat("[USER] Lives in Lisbon"), chat("USER.md says so already."))
+    result, error = _dream(memory)
+    assert error is None and result.status == "no-change" and "set aside" not in result.reason
+    assert memory.set_aside() == [] and memory.pending() == 0

@@ -36,7 +36,8 @@ __all__ = [
 # (tests/test_harden_threads.py: two verbs' first calls ended in ImportError or _DeadlockError).
 _LAZY = {
     **{name: "index" for name in ("INDEX_NAME", "SearchIndex", "SyncStats")},
-    **{name: "search" for name in ("Recall", "memory_search")},
+    "Recall": "search",
+    **{name: "search" for name in __all__[1:2]},  # its export name (search_memory is the tool's)
     **{name: "types" for name in ("SOURCE_KINDS", "Hit", "SearchFilters", "SourceRef")},
 }
 __getattr__ = lazy_exports(__name__, _LAZY, globals())
