@@ -620,7 +620,8 @@ class Dream:
 
     # -- set-aside batches -------------------------------------------------------------------------
     def set_aside(self) -> list[DeadLetter]:
-        """Batches set aside after repeated failures and not requeued since (a query)."""
+        """Batches set aside (after repeated failures, or with findings no edit wrote) and not
+        requeued since (a query)."""
         return set_aside(deadletter_path(self.workspace.memory_dir))
 
     def queued(self) -> list[DeadLetter]:

@@ -507,7 +507,7 @@ class Memory(MemoryVerbs):
     new_session, anew_session = pipeline(_new_session, here=True)
 
     def set_aside(self) -> list[DeadLetter]:
-        """The batches Dream set aside after repeated failures."""
+        """The batches Dream set aside: after repeated failures, or with findings no edit wrote."""
         return self.runtime.dream.set_aside()
 
     aset_aside = twin(set_aside)
@@ -600,12 +600,13 @@ class Memory(MemoryVerbs):
         replay: bool = False,
         base: str | None = None,
     ) -> OperationResult:
-        """Restore memory to before ``sha`` (default: the newest Dream commit), or with ``only``
-        undo just that commit; ``replay`` also rewinds Dream's cursor so the batch is dreamed again.
-        The undo is a commit. ``base``: the commit the confirmation's preview was made at
-        (``plan_restore(...).base``): the restore then does what that preview showed and nothing
-        else; changes made since are kept (merged three-way), or, where they touch the same lines,
-        ``EditConflictError`` and nothing is written."""
+        """Restore memory to before ``sha`` (default: the newest Dream commit not undone since,
+        with the state it was chosen at as ``base``; ``NothingPendingError`` when there is none), or
+        with ``only`` undo just that commit; ``replay`` also rewinds Dream's cursor so the batch is
+        dreamed again. The undo is a commit. ``base``: the commit the confirmation's preview was
+        made at (``plan_restore(...).base``): the restore then does what that preview showed and
+        nothing else; changes made since are kept (merged three-way), or, where they touch the same
+        lines, ``EditConflictError`` and nothing is written."""
         from ..operations.restore import restore_memory
 
         rt = self.runtime
