@@ -167,6 +167,7 @@ def test_an_undo_confirmed_after_a_change_elsewhere_keeps_that_change(
     client,  # noqa: F811
     memory,  # noqa: F811
 ) -> None:
+    """...and the message says it was merged, since the result is not exactly the diff shown."""
     dream = memory.log(limit=1, kind="dream")[0].sha
     fields = _confirm(client, dream)
     memory.write("memory/MEMORY.md", memory.read("memory/MEMORY.md").replace("# Memory", "# Work"))
@@ -174,6 +175,17 @@ def test_an_undo_confirmed_after_a_change_elsewhere_keeps_that_change(
     assert r.status_code == 303
     text = memory.read("memory/MEMORY.md")
     assert text.startswith("# Work\n") and "Atlas" not in text  # the undo, and the change kept
+    assert "merged with the changes made since you previewed it" in _flash(client, "/timeline")
+
+
+def test_an_undo_confirmed_with_nothing_changed_since_does_not_say_merged(
+    client,  # noqa: F811
+    memory,  # noqa: F811
+) -> None:
+    dream = memory.log(limit=1, kind="dream")[0].sha
+    assert client.post(f"/commit/{dream}/restore", data=_confirm(client, dream)).status_code == 303
+    flash = _flash(client, "/timeline")
+    assert f"Undid {dream[:8]} as commit" in flash and "merged" not in flash
 
 
 def test_an_undo_confirmed_after_a_change_to_its_lines_shows_both_and_writes_nothing(

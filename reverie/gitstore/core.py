@@ -556,7 +556,9 @@ class GitStore(NanobotGitAPI):
                 {RESTORE_OF: target.decode()},
                 notes,
             )
-        return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
+        return OperationResult(
+            sha.decode() if sha else None, stats, replay_from=rewind, merged=bool(notes)
+        )
 
     def revert(self, rev: str, *, replay: bool = False, base: str | None = None) -> OperationResult:
         """Undo only ``rev``'s change, keeping later ones (three-way merge of the inverse patch onto
@@ -575,7 +577,9 @@ class GitStore(NanobotGitAPI):
             sha, stats = self._commit_locked(
                 repo, ref, head, merged, title, "revert", {REVERT_OF: target.decode()}, notes
             )
-        return OperationResult(sha.decode() if sha else None, stats, replay_from=rewind)
+        return OperationResult(
+            sha.decode() if sha else None, stats, replay_from=rewind, merged=bool(notes)
+        )
 
     def preview(self, rev: str, *, only: bool = False) -> str:
         """The unified diff ``restore(rev)`` (``only``: ``revert(rev)``) would make to the tracked

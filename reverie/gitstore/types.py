@@ -52,12 +52,15 @@ class OperationResult:
     """Outcome of restore/revert: the new commit (None when nothing changed) and what changed. With
     ``replay=True``, ``replay_from`` is the cursor just before the undone Dream batch;
     ``cursor_rewound_to`` is set when ``reverie.operations.restore.restore_memory`` moved
-    ``.dream_cursor`` there (GitStore never does)."""
+    ``.dream_cursor`` there (GitStore never does). ``merged``: the memory files changed after the
+    ``base`` the undo was previewed at, and the previewed change was merged over those changes (what
+    a confirmation must tell the person, since the result is not exactly the diff they saw)."""
 
     commit: str | None
     files: list[FileChange]
     cursor_rewound_to: int | None = None
     replay_from: int | None = None
+    merged: bool = False
 
 
 @dataclass(frozen=True)

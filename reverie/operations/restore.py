@@ -98,4 +98,4 @@ def _undo_rejection(
         done = reject(store, git)
         sha = done.commit if done is not None else None
     files = before.files if before is not None else []
-    return OperationResult(sha, files)
+    return OperationResult(sha, files, merged=before is not None and before.merged)

@@ -464,6 +464,8 @@ class UI(Pages):
             result = await self.memory.arestore(sha, only=only, replay=replay, base=base)
             what = f"Undid {sha[:8]}" if only else f"Restored memory to before {sha[:8]}"
             done = f" as commit {result.commit[:8]}" if result.commit else " (nothing changed)"
+            if result.merged:
+                done += " (merged with the changes made since you previewed it)"
             rewound = (
                 f"; Dream will read history again from entry {result.cursor_rewound_to + 1}"
                 if result.cursor_rewound_to is not None

@@ -188,8 +188,9 @@ async def _replay(memory: Memory, say: Say, config_from: str | None, started: fl
     report.history_entries = rt.store.last_cursor()
     say(
         "History",
-        f"{report.history_entries} entries archived ({report.pressure_rounds} of the archive "
-        f"rounds were forced by token pressure); {memory.pending()} pending for Dream.",
+        f"{report.history_entries} entries consolidated ({report.pressure_rounds} of the "
+        "Consolidator's rounds were forced by token pressure); "
+        f"{memory.pending()} pending for Dream.",
     )
 
     dream = await memory.adream(all=True)
