@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from support.openai_server import OpenAIServer, Step, chat, tool_call_reply
 
 import reverie
@@ -184,3 +185,23 @@ def test_killed_while_the_model_edits_dream_runs_the_batch_again_whole(tmp_path)
             assert [c.kind for c in memory.log(limit=10)].count("dream") == 1
             assert memory.runtime.git.dirty() == []
     assert (root / "memory" / "history.jsonl").read_bytes() == history
+
+
+def test_a_dated_file_swapped_for_a_symlink_after_its_check_is_never_written_through(
+    tmp_path, monkeypatch
+):
+    """The flush appends to ``memory/<day>.md`` after ``Workspace.resolve`` checked the path;
+    another process swapping a symlink in between (simulated: the check passes it) is refused,
+    and the file it points to is untouched (before: the append followed the link)."""
+    from reverie.operations import memfiles
+    from reverie.storage.workspace import Workspace
+
+    ws = Workspace(tmp_path / "ws")
+    ws.init()
+    outside = tmp_path / "outside.md"
+    outside.write_text("not memory\n")
+    (ws.memory_dir / "2026-11-28.md").symlink_to(outside)
+    monkeypatch.setattr(Workspace, "resolve", lambda self, rel, **kw: self.root / rel)
+    with pytest.raises(OSError, match="symbolic link"):
+        memfiles._append_facts(ws, "memory/2026-11-28.md", "2026-11-28", ["Has a cat"])
+    assert outside.read_text() == "not memory\n"
