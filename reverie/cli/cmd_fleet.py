@@ -303,9 +303,9 @@ def run_status(args: argparse.Namespace) -> int:
     from ..fleet.metrics import backlog_of
     from ._backlog import backlog_line
 
-    fleet = _fleet(args)
     if args.watch:
-        return _watch(args, fleet)
+        return _watch(args)
+    fleet = _fleet(args)
     state = fleet.status()
     if args.json:
         emit_json({**dataclasses.asdict(state), "backlog": dataclasses.asdict(backlog_of(state))})
@@ -351,30 +351,68 @@ def _disagreements(state: FleetState) -> list[str]:
     return out
 
 
-def _watch(args: argparse.Namespace, fleet: Fleet) -> int:
+#: How long one read of `fleet status --watch` waits for Redis, untried again: a Redis that hangs
+#: holds a tick (and a stop) for this long at most.
+WATCH_READ_SECONDS = 1.0
+
+
+def _watch(args: argparse.Namespace) -> int:
+    """Show the backlog until SIGINT or SIGTERM: either sets ``stop`` (it ends the loop at its next
+    wait, within `WATCH_READ_SECONDS`: a read never waits longer nor is tried again), then one line
+    says it stopped. Handled here rather than as KeyboardInterrupt, which a shell starting the watch
+    in the background has ignored (it never stopped) and which landed anywhere, inside a Redis
+    read or at the exit. Redis failing: one line when it stops answering, one when it is back."""
+    import signal
+    import sys
     import threading
 
     import redis
 
+    from ..fleet import Fleet
+    from ..fleet.coord import Coordinator, redact_url
     from ..fleet.metrics import backlog_of
     from ._backlog import watch
 
+    config = _config(args)
+    url = config.fleet.broker_url
+    coord = Coordinator.connect(url, timeout=WATCH_READ_SECONDS, retries=0)
+    fleet = Fleet(config, coord)
     stop = threading.Event()
     last: list[Backlog] = []
+    down: list[str] = []
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
 
     def source() -> Backlog:
         try:
-            last[:] = [backlog_of(fleet.status())]
+            last[:] = [backlog_of(fleet.status(markers=False))]
         except redis.RedisError as exc:
-            err_console.print(f"fleet: Redis failed ({exc}); showing the last state")
             if not last:
                 raise
+            if not down:
+                down.append(" ".join(str(exc).split()) or type(exc).__name__)
+                say(
+                    f"reverie fleet status: Redis at {redact_url(url)} is not answering "
+                    f"({down[0]}); showing the last state, trying again every "
+                    f"{1.0 if sys.stdout.isatty() and not args.json else args.every:g}s"
+                )
+            return last[0]
+        if down:
+            down.clear()
+            say(f"reverie fleet status: Redis at {redact_url(url)} answers again")
         return last[0]
 
+    def on_signal(_signum: int, _frame: object) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         watch(source, stop, as_json=args.json, every=args.every)
-    except KeyboardInterrupt:
-        stop.set()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    say("reverie fleet status: stopped")
     return 0
 
 

@@ -113,8 +113,8 @@ class _OneLine(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.exc_info and record.exc_info[1] is not None:
-            exc = record.exc_info[1]
-            if _is_broker_error(exc):
+            exc = _broker_cause(record.exc_info[1])
+            if exc is not None:
                 text = " ".join(str(exc).split()) or type(exc).__name__
                 record.msg = f"{record.getMessage()} ({type(exc).__name__}: {text})"
                 record.args = None
@@ -129,11 +129,21 @@ class _OneLine(logging.Filter):
         return True
 
 
-def _is_broker_error(exc: BaseException) -> bool:
+def _broker_cause(exc: BaseException) -> BaseException | None:
+    """The broker error ``exc`` is, or was raised while handling (Celery's consumer restarting its
+    steps after a lost connection fails inside kombu with an ``AttributeError`` whose context is
+    the ``ConnectionError``: seen as "Error on restarting Gossip"); None if there is none."""
     import kombu.exceptions
     import redis
 
-    return isinstance(exc, (redis.RedisError, kombu.exceptions.OperationalError, ConnectionError))
+    seen: BaseException | None = exc
+    for _ in range(8):  # a chain is short; a cycle must not hang the worker's logging
+        if seen is None:
+            return None
+        if isinstance(seen, (redis.RedisError, kombu.exceptions.OperationalError, ConnectionError)):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 class _NoNotice(logging.Filter):

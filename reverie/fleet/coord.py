@@ -27,6 +27,12 @@ data. This docstring is the spec of the keys (prefix ``reverie:``); each score h
   ``rate:<t>`` (hash, expires): the same counts per 10-second window, for the rates `state` shows.
 - ``paused-until`` (string): while the model is unavailable, the time before which no job is sent
   (every job would fail alike); ``outages`` (string): pauses in a row (their back-off).
+- ``once:<id>`` (string, expires after ``_ONCE_SECONDS``): the reply of one write that must not
+  happen twice, recorded in the same script or transaction as the write. redis-py sends a command
+  again when its connection dropped before the reply came back, though the server may have run it
+  already; every write that is not the same when run twice (a counter, a debit of the bucket, a
+  claim, a reservation taken back) carries a fresh id, so a resent one finds its id and returns the
+  first reply instead of counting again.
 - ``generation`` (string): a random token a dispatcher writes once it has built the due index from
   the disk. A Redis that lost its data (restarted without persistence, flushed, failed over to an
   empty replica) has none, or another one: the dispatcher notices and rebuilds on its own.
@@ -40,7 +46,7 @@ from __future__ import annotations
 import math
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -55,8 +61,27 @@ _P = "reverie:"
 _RATE_BUCKET = 10  # seconds per rate window
 _RATE_WINDOWS = 6  # windows the rates are taken over (the last minute)
 
+#: How long a write's ``once:<id>`` outlives it: far longer than redis-py's retries of one command
+#: (``Coordinator.RETRIES`` tries of at most the socket timeout and a 2 s back-off each).
+_ONCE_SECONDS = 300
+
+
+def _once(body: str) -> str:
+    """A script run at most once per id: its last key is ``once:<id>``; a second run with that key
+    (redis-py resending it after a lost reply) returns the reply of the first, recorded with the
+    write in the same atomic script."""
+    return (
+        "local done = redis.call('GET', KEYS[#KEYS])\n"
+        "if done then return cjson.decode(done) end\n"
+        "local function body()\n" + body + "\nend\n"
+        "local result = body()\n"
+        f"redis.call('SET', KEYS[#KEYS], cjson.encode(result), 'EX', {_ONCE_SECONDS})\n"
+        "return result\n"
+    )
+
+
 # ARGV: ws1, at1, ws2, at2, ...; a parked workspace is left out. Returns how many were added.
-_MAKE_DUE = """
+_MAKE_DUE = _once("""
 local added = 0
 for i = 1, #ARGV, 2 do
   if not redis.call('ZSCORE', KEYS[2], ARGV[i]) then
@@ -64,10 +89,10 @@ for i = 1, #ARGV, 2 do
   end
 end
 return added
-"""
+""")
 # Lapsed claims go back to due; then up to ARGV[2] due members (score <= ARGV[1]) not claimed move
 # from due to claims with score ARGV[3] (the claim's end). A claimed member stays in due.
-_CLAIM = """
+_CLAIM = _once("""
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])) do
   redis.call('ZREM', KEYS[2], id)
   redis.call('ZADD', KEYS[1], 'NX', ARGV[1], id)
@@ -87,10 +112,15 @@ while #out < limit do
   end
 end
 return out
-"""
-# KEYS: lease, claims. ARGV: token, lease ms, claim end, ws.
+""")
+# KEYS: lease, claims. ARGV: token, lease ms, claim end, ws. The holder asking again (its request
+# resent after a lost reply) has it.
 _ACQUIRE = """
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+elseif not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return 0
+end
 redis.call('ZADD', KEYS[2], 'GT', ARGV[3], ARGV[4])
 return 1
 """
@@ -107,18 +137,38 @@ redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
 return 1
 """
-# Token bucket: refill at ARGV[2] tokens/s up to ARGV[3] since the stored time; debit ARGV[4];
-# return the tokens.
-_BUCKET = """
-local now = tonumber(ARGV[1])
-local rate = tonumber(ARGV[2])
-local cap = tonumber(ARGV[3])
-local t = tonumber(redis.call('HGET', KEYS[1], 'tokens') or ARGV[3])
-local at = tonumber(redis.call('HGET', KEYS[1], 'at') or ARGV[1])
-t = math.min(cap, t + math.max(0, now - at) * rate) - tonumber(ARGV[4])
-redis.call('HSET', KEYS[1], 'tokens', tostring(t), 'at', ARGV[1])
+# Token bucket: refill at `rate` tokens/s up to `cap` since the stored time, debit `debit`; returns
+# the tokens.
+_REFILL = """
+local function refill(key, now, rate, cap, debit)
+  local t = tonumber(redis.call('HGET', key, 'tokens') or cap)
+  local at = tonumber(redis.call('HGET', key, 'at') or now)
+  t = math.min(cap, t + math.max(0, now - at) * rate) - debit
+  redis.call('HSET', key, 'tokens', tostring(t), 'at', tostring(now))
+  return t
+end
+"""
+# KEYS: budget. ARGV: now, rate, cap, debit. A read (debit 0) may run twice: it writes what it read.
+_BUCKET = (
+    _REFILL
+    + "return tostring(refill(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), "
+    "tonumber(ARGV[4])))"
+)
+_DEBIT = _once(_BUCKET)
+# KEYS: reserved, budget, once. ARGV: now, rate, cap, per run, ws1, ws2, ...: each claim's
+# reservation noted and the bucket debited for them all, once.
+_RESERVE = _once(
+    _REFILL
+    + """
+local per_run = tonumber(ARGV[4])
+for i = 5, #ARGV do redis.call('HSET', KEYS[1], ARGV[i], ARGV[4]) end
+local t = refill(KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]),
+  per_run * (#ARGV - 4))
 return tostring(t)
 """
+)
+# KEYS: counts, once. ARGV: field. A counter bumped once; returns its value.
+_COUNT = _once("return redis.call('HINCRBY', KEYS[1], ARGV[1], 1)")
 
 
 def _number(value: object) -> float:
@@ -208,9 +258,23 @@ class Coordinator:
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
         self._bucket = client.register_script(_BUCKET)
+        self._debit = client.register_script(_DEBIT)
+        self._reserve = client.register_script(_RESERVE)
+        self._count = client.register_script(_COUNT)
+
+    @staticmethod
+    def _once_key() -> str:
+        """A fresh ``once:<id>`` for one write: redis-py resends the same arguments, so a resent
+        write carries the same id."""
+        return _P + "once:" + uuid.uuid4().hex
 
     @classmethod
-    def connect(cls, broker_url: str, *, timeout: float = 5.0) -> Coordinator:
+    def connect(
+        cls, broker_url: str, *, timeout: float = 5.0, retries: int | None = None
+    ) -> Coordinator:
+        """A coordinator on ``broker_url``: each command waits ``timeout`` seconds at most, and is
+        tried again ``retries`` times (`RETRIES` by default) on a dropped connection or a
+        timeout."""
         import redis
         from redis.backoff import ExponentialBackoff
         from redis.retry import Retry
@@ -221,7 +285,10 @@ class Coordinator:
                 socket_timeout=timeout,
                 socket_connect_timeout=timeout,
                 decode_responses=True,
-                retry=Retry(ExponentialBackoff(cap=2.0, base=0.1), cls.RETRIES),
+                retry=Retry(
+                    ExponentialBackoff(cap=2.0, base=0.1),
+                    cls.RETRIES if retries is None else retries,
+                ),
                 retry_on_error=[redis.ConnectionError, redis.TimeoutError],
             )
         )
@@ -234,7 +301,8 @@ class Coordinator:
         added = 0
         for i in range(0, len(items), 1000):
             args = [v for ws, at in items[i : i + 1000] for v in (ws, at)]
-            added += int(self._make_due(keys=[_P + "due", _P + "parked"], args=args))
+            keys = [_P + "due", _P + "parked", self._once_key()]
+            added += int(self._make_due(keys=keys, args=args))
         return added
 
     def unmark(self, ws: str) -> None:
@@ -247,7 +315,7 @@ class Coordinator:
         if limit <= 0:
             return []
         now = time.time() if now is None else now
-        keys = [_P + "due", _P + "claims"]
+        keys = [_P + "due", _P + "claims", self._once_key()]
         return cast(list[str], self._claim(keys=keys, args=[now, limit, now + claim_seconds]))
 
     def due(self) -> dict[str, float]:
@@ -290,62 +358,74 @@ class Coordinator:
 
     # -- budget, counters, rates -------------------------------------------------------------------
     def tokens(self, per_minute: int, debit: float = 0.0) -> float:
-        """The token bucket's level after refilling (and debiting ``debit``)."""
-        return float(
-            self._bucket(
-                keys=[_P + "budget"], args=[time.time(), per_minute / 60.0, per_minute, debit]
-            )
-        )
+        """The token bucket's level after refilling (and debiting ``debit``, once)."""
+        args = [time.time(), per_minute / 60.0, per_minute, debit]
+        if not debit:
+            return float(self._bucket(keys=[_P + "budget"], args=args))
+        return float(self._debit(keys=[_P + "budget", self._once_key()], args=args))
 
     def record_run(self, ws: str, status: str, tokens: int, per_minute: int | None) -> None:
         """Count a finished run (by status, a failure, its model tokens) in the fleet's totals and
-        in this 10-second window's rates, update the average run's tokens, and settle the token
-        bucket (`settle`)."""
+        in this 10-second window's rates, fold its tokens into the average run's
+        (``next_estimate``) and settle the token bucket for its claim (`settle`): one optimistic
+        transaction, done once (``once:<id>``) however often redis-py sends it."""
         window = _P + f"rate:{int(time.time() // _RATE_BUCKET)}"
-        pipe = self.r.pipeline(transaction=False)
-        for key in (_P + "stats", window):
-            pipe.hincrby(key, "runs", 1)
-            pipe.hincrby(key, "tokens", tokens)
-            if status in FAILED:
-                pipe.hincrby(key, "failures", 1)
-        pipe.hincrby(_P + "stats", f"runs:{status}", 1)
-        pipe.expire(window, _RATE_BUCKET * (_RATE_WINDOWS + 2))
-        pipe.execute()
-        if tokens:
-            self._average(tokens)
-        self.settle(ws, tokens, per_minute)
 
-    def _average(self, tokens: int) -> None:
-        """Fold one run's tokens into the average run's (``next_estimate``) as one optimistic
-        transaction: the estimate is watched, and rewritten only if no other run's end changed
-        it in between (else read again), so two runs ending at once both count."""
+        def count(pipe: Any) -> None:
+            for key in (_P + "stats", window):
+                pipe.hincrby(key, "runs", 1)
+                pipe.hincrby(key, "tokens", tokens)
+                if status in FAILED:
+                    pipe.hincrby(key, "failures", 1)
+            pipe.hincrby(_P + "stats", f"runs:{status}", 1)
+            pipe.expire(window, _RATE_BUCKET * (_RATE_WINDOWS + 2))
 
-        def fold(pipe: Any) -> None:
-            new = next_estimate(_number(pipe.get(_P + "estimate")), tokens)
-            pipe.multi()
-            pipe.set(_P + "estimate", repr(new))
-
-        self.r.transaction(fold, _P + "estimate")
+        self._end(ws, tokens, per_minute, count)
 
     def settle(self, ws: str, used: int, per_minute: int | None) -> None:
         """Settle the token bucket for ``ws``'s job: its real use less what its claim reserved (a
         job that ended without a run gives the reservation back). Once per claim: the reservation
-        is removed, in the same transaction that reads it (two settlements of one claim cannot
-        both give it back)."""
-        pipe = self.r.pipeline(transaction=True)
-        pipe.hget(_P + "reserved", ws)
-        pipe.hdel(_P + "reserved", ws)
-        reserved = _number(pipe.execute()[0])
-        if per_minute is not None and used != reserved:
-            self.tokens(per_minute, debit=used - reserved)
+        is read and removed in one transaction (two settlements of one claim cannot both give it
+        back), and once per call (``once:<id>``: a resent settlement is not a second one)."""
+        self._end(ws, used, per_minute, None)
+
+    def _end(
+        self, ws: str, used: int, per_minute: int | None, count: Callable[[Any], None] | None
+    ) -> None:
+        """A job's end in Redis, as one optimistic transaction: the run counted (``count``), the
+        average run's tokens, the reservation taken back and the bucket debited the difference,
+        and this call's ``once:<id>``. Watched: the estimate and the reservations (read here, so
+        two ends at once both count) and the id (a resent EXEC whose reply was lost ends in a
+        WatchError from redis-py; the next try finds the id and stops)."""
+        once = self._once_key()
+
+        def end(pipe: Any) -> None:
+            if pipe.exists(once):
+                return
+            estimate = _number(pipe.get(_P + "estimate"))
+            reserved = _number(pipe.hget(_P + "reserved", ws))
+            pipe.multi()
+            if count is not None:
+                count(pipe)
+                if used > 0:
+                    pipe.set(_P + "estimate", repr(next_estimate(estimate, used)))
+            pipe.hdel(_P + "reserved", ws)
+            if per_minute is not None and used != reserved:
+                args = [time.time(), per_minute / 60.0, per_minute, used - reserved]
+                self._bucket(keys=[_P + "budget"], args=args, client=pipe)
+            pipe.set(once, 1, ex=_ONCE_SECONDS)
+
+        self.r.transaction(end, once, _P + "estimate", _P + "reserved")
 
     def reserve(self, ids: Sequence[str], per_run: float, per_minute: int) -> None:
         """Take ``per_run`` tokens from the bucket for each workspace just claimed, and note them
-        for the run's settlement (`record_run`)."""
+        for the run's settlement (`record_run`): one script, once."""
         if not ids:
             return
-        self.r.hset(_P + "reserved", mapping={ws: repr(per_run) for ws in ids})
-        self.tokens(per_minute, debit=per_run * len(ids))
+        self._reserve(
+            keys=[_P + "reserved", _P + "budget", self._once_key()],
+            args=[time.time(), per_minute / 60.0, per_minute, repr(per_run), *ids],
+        )
 
     def tokens_per_run(self, default: int) -> float:
         """The average run's tokens (``default``, ``tokensPerRun``, until a run has used some)."""
@@ -409,8 +489,8 @@ class Coordinator:
 
     # -- crashes, failures, parking ----------------------------------------------------------------
     def started(self, ws: str) -> int:
-        """Count a job start; returns the number of earlier starts that never finished."""
-        return int(self.r.hincrby(_P + "crashes", ws, 1)) - 1
+        """Count a job start (once); returns the number of earlier starts that never finished."""
+        return int(self._count(keys=[_P + "crashes", self._once_key()], args=[ws])) - 1
 
     def finished(self, ws: str) -> None:
         self.r.hdel(_P + "crashes", ws)
@@ -440,8 +520,8 @@ class Coordinator:
         return bool(removed)
 
     def failed(self, ws: str) -> int:
-        """Count a failed run in a row; returns the count."""
-        return int(self.r.hincrby(_P + "failures", ws, 1))
+        """Count a failed run in a row (once); returns the count."""
+        return int(self._count(keys=[_P + "failures", self._once_key()], args=[ws]))
 
     def succeeded(self, ws: str) -> None:
         self.r.hdel(_P + "failures", ws)
@@ -456,7 +536,8 @@ class Coordinator:
     def forget(self, prefix: str) -> dict[str, int]:
         """Remove every entry of the workspaces whose id starts with ``prefix`` (a user's digest:
         all the user's scopes): due, claims, parked, leases, crashes, failures, set aside,
-        parked-why, reserved tokens. Returns how many entries went, by key."""
+        parked-why, reserved tokens, and the writes' replies that name them (``once``). Returns how
+        many entries went, by key."""
         removed: dict[str, int] = {}
         match = prefix + "*"
         # The leases first: a job's heartbeat renews its claim only while its lease is there, so
@@ -472,7 +553,23 @@ class Coordinator:
             fields = [f for f, _ in self.r.hscan_iter(_P + key, match=match)]
             if fields:
                 removed[key] = int(self.r.hdel(_P + key, *fields))
+        once = self._forget_once(prefix)
+        if once:
+            removed["once"] = once
         return removed
+
+    def _forget_once(self, prefix: str) -> int:
+        """Remove the ``once:<id>`` replies naming a workspace of ``prefix`` (a claim's reply lists
+        the workspaces it claimed), read a thousand at a time."""
+        gone = 0
+        keys = list(self.r.scan_iter(match=_P + "once:*", count=1000))
+        for i in range(0, len(keys), 1000):
+            chunk = keys[i : i + 1000]
+            values = cast(list["str | None"], self.r.mget(chunk))
+            named = [k for k, v in zip(chunk, values, strict=True) if v and prefix in v]
+            if named:
+                gone += int(self.r.delete(*named))
+        return gone
 
     # -- generation --------------------------------------------------------------------------------
     def generation(self) -> str | None:

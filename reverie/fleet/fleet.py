@@ -246,12 +246,14 @@ class Fleet:
         self._generation = self.coord.set_generation()
         return RebuildReport(scanned, len(due), added, unreadable, markers)
 
-    def status(self) -> FleetState:
-        """The fleet's state in Redis and, in a root of scopes, how it compares with the due markers
-        on disk (``markers_missing``: marked on disk, unknown to Redis)."""
+    def status(self, *, markers: bool = True) -> FleetState:
+        """The fleet's state in Redis and, in a root of scopes with ``markers``, how it compares
+        with the due markers on disk (``markers_missing``: marked on disk, unknown to Redis). The
+        comparison lists every due bucket and every workspace Redis knows: a backlog line shown
+        every second goes without it."""
         state = self.coord.state(self.cfg.tokens_per_minute)
         scopes = self.scopes
-        if scopes is None:
+        if scopes is None or not markers:
             return state
         names = set(scopes.due_names())
         known = self.coord.known() | set(state.running)

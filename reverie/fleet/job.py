@@ -262,6 +262,7 @@ def _one_line(exc: BaseException) -> str:
 
 def _leased(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
     coord, cfg, ws = job.coord, job.cfg, job.ws
+    _tell_unheard(coord)
     if not coord.acquire(ws, job.token, cfg.lease_seconds, cfg.claim_seconds):
         return JobOutcome(ws, "leased", f"held by job {coord.holder(ws)}")
     try:
@@ -281,13 +282,38 @@ def _leased(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
         try:
             return _run(job, runtime)
         finally:
-            coord.finished(ws)  # the job ended here, whatever its bookkeeping did: it did not die
+            _finished(coord, ws)  # the job ended here, whatever its bookkeeping did: it did not die
     finally:
         try:
             # a job that ended without a finished run gives its claim's tokens back
             coord.settle(ws, 0, cfg.tokens_per_minute)
         finally:
             coord.release(ws, job.token)
+
+
+#: Workspaces whose job ended in this process while Redis could not hear it: their start would
+#: count as a job that died (three Redis outages under a healthy workspace's jobs parked it). Told
+#: to Redis before this process's next job.
+_unheard: set[str] = set()
+
+
+def _finished(coord: Coordinator, ws: str) -> None:
+    """Tell Redis ``ws``'s job ended (it did not die); if Redis fails, remember it for later."""
+    import redis
+
+    try:
+        coord.finished(ws)
+    except redis.RedisError:
+        _unheard.add(ws)
+        raise
+    _unheard.discard(ws)
+
+
+def _tell_unheard(coord: Coordinator) -> None:
+    """Tell Redis the ends it missed (`_unheard`), before a new job starts here."""
+    for ws in sorted(_unheard):
+        coord.finished(ws)
+        _unheard.discard(ws)
 
 
 def _gone(job: _Job, reason: str) -> JobOutcome:
@@ -412,10 +438,11 @@ def _settle(job: _Job, rt: Runtime, result: DreamResult, *, progressed: bool) ->
         left = rt.store.pending_count()
         if due is None and left > 0:
             due = time.time() + cfg.debounce_seconds
+        if left > 0 and scopes is not None:
+            # the disk first: if Redis fails next (or loses its data), the marker brings it back
+            scopes.mark_due(ws)
         if due is not None:
             coord.make_due({ws: due})
-        if left > 0 and scopes is not None:
-            scopes.mark_due(ws)
         return due
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from ..kinds import noun
-from .core import SOUL, Filling, rule, rules_of, word_set
+from .changes import said
+from .core import SOUL, Filling, change, rule, rules_of, word_set
 from .lexicon import NOT_NAMES
 from .person import third_person
 from .phrases import NAME
@@ -59,7 +60,7 @@ _NOT_A_RULE = word_set(
 #: What an agent does when it answers or acts for the user: a free rule opens with one of these.
 #: Between people "always" and "never" open advice and remarks ("Don't ever quit on what you love",
 #: "Always up for something sweet"), which are no instruction to the agent.
-_AGENT_VERBS = word_set(
+AGENT_VERBS = word_set(
     "answer respond reply write use cite show ask apologise apologize include add explain give "
     "keep format "
     "mention quote link check confirm run test summarise summarize suggest recommend call address "
@@ -76,7 +77,7 @@ def imperative(text: str) -> bool:
     """Free text addressed to the agent starts with a verb it can follow ("cite", "use"), not
     "been", "thought", and not a verb of advice between people ("quit", "give up")."""
     first = text.split(" ", 1)[0].lower().strip(",.!")
-    if not re.fullmatch(r"[a-z-]+", first) or first in _NOT_A_RULE or first not in _AGENT_VERBS:
+    if not re.fullmatch(r"[a-z-]+", first) or first in _NOT_A_RULE or first not in AGENT_VERBS:
         return False
     if re.match(r"^\w+ up\b", text, re.I):
         return False  # "never give up", "always look up to …"
@@ -95,6 +96,10 @@ def an_instruction(f: Filling) -> bool:
     no one reply: "always been like that", "always check the logs first when debugging this one" are
     none."""
     raw = f.groups.get("v", "").strip().rstrip(".!")
+    polite = re.search(r",?\s+(?:please|pls|thanks|thank you)$", raw, re.I)
+    if polite:  # "always use metric units please": the courtesy is no part of the rule
+        raw = raw[: polite.start()]
+        f.values["v3"] = third_person(raw)
     reason = _REASON.search(raw)
     if reason:  # "never suggest peanuts, I'm allergic": the reason is a fact, no part of the rule
         if "allergic" in reason.group(0).lower():
@@ -131,6 +136,8 @@ def stop_doing(f: Filling) -> bool:
     f.values["v"] = f.groups["v"].lower()
     if f.values["verb"] == "put" and f.values["v"].startswith(("emoji", "emoticon")):
         f.values["verb"] = "use"  # emojis are used, wherever they are put
+    if _FORMATS.match(f.values["v"]) and _CHANGED.search(f.message or f.match.string):
+        f.template += f" (replaces: Answer in {f.values['v']})"
     return True
 
 
@@ -191,6 +198,11 @@ def with_number(f: Filling) -> bool:
     return True
 
 
+def _a_limit_said(f: Filling) -> bool:
+    """ "keep it short" with one length limit said beside it: the limit is the rule."""
+    return with_number(f) and f.template != "Keep answers short"
+
+
 def a_language_reply(f: Filling) -> bool:
     value = f.groups.get("v", "")
     f.values["v"] = value[:1].upper() + value[1:].lower()
@@ -249,6 +261,40 @@ _NO_TITLE = r"(?!(?:dr|mr|mrs|ms|mx|prof|doctor|professor|sir|dame|madam)\b)"
 
 RULES = [
     # rules for the agent
+    # (these before the free "Always …" rule, which gives nothing once one of them read the clause)
+    # "always use metric for me kilos kilometres celsius all that"
+    rule(
+        r"^(?:please |pls )?(?:always )?use (?P<v>metric|imperial)(?: units)? (?:for|with) me\b",
+        "Use {v} units",
+        finish=lambda f: bool(f.values.update(v=f.values["v"].lower()) or True),
+    ),
+    # "keep the tone casual", "use a friendly tone with me"
+    rule(
+        rf"{TO_AGENT}(?:keep (?:the |your |a )?tone (?:(?:nice and|more|very) )?(?P<v>{_TONES})|"
+        rf"(?:use|keep|take) an? (?:(?:more|very) )?(?P<w>{_TONES}) tone)"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|with me|in your (?:answers|replies))\b)",
+        "Be {v}",
+        finish=lambda f: bool(
+            f.values.update(v=(f.groups.get("v") or f.groups.get("w") or "").lower())
+            or f.values["v"]
+        ),
+    ),
+    # "Always finish with a one-line summary", "end every answer with a short tl;dr" ("always end
+    # with a summary" stays the free rule it was, which "stop ending with …" retires)
+    rule(
+        rf"{TO_AGENT}(?:(?:finish|close|wrap up) (?:every |each |all |your )?(?:answers? |replies "
+        r"|reply |responses? )?|end (?:every |each |all |your )?(?:answers? |replies |reply "
+        r"|responses? ))with (?:a |an )?(?P<v>(?:one-line |one line |short |brief |quick )?"
+        r"(?:summary|tl;?dr|recap|takeaway))(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|always)\b)",
+        "End answers with a {v}",
+    ),
+    # "pls keep it short, 150 words max": "keep it short" alone may be about one answer (the hand
+    # corpus's "Please keep it short."), a limit beside it makes it the rule
+    rule(
+        rf"{TO_AGENT}keep it (?:short|brief|concise)\b",
+        "Keep answers short",
+        finish=lambda f: _a_limit_said(f),
+    ),
     # "Currency in rand please", "prices in pesos pls"
     rule(
         r"^(?:please[,\s]+)?(?:always[,\s]+)?(?:give |show |quote |list |display |put |write "
@@ -329,6 +375,13 @@ RULES = [
         "correction",
         change=True,
     ),
+    # "use bullet points", "could you use numbered lists?": the format, said as the thing used
+    rule(
+        rf"{TO_AGENT}use (?P<v>bullet points|numbered lists|short paragraphs|plain text)"
+        r"(?=\s*(?:[,.;!?]|$)|\s+(?:please|pls|always|from now on|in (?:your|the|all) (?:answers|"
+        r"replies|responses))\b)",
+        "Answer in {v}",
+    ),
     # "always give me answers in bullet points"
     rule(
         rf"{TO_AGENT}(?:give me|write|format|put) (?:your |the |all )?(?:answers|replies|"
@@ -342,7 +395,7 @@ RULES = [
     ),
     rule(
         r"^(?:please[,\s]+)?use (?P<v>metric units|imperial units|british spelling|american "
-        r"spelling|uk english|us english|"
+        r"spelling|australian spelling|canadian spelling|uk english|us english|"
         r"celsius|fahrenheit|24-hour time|12-hour time|iso dates)\b",
         "Use {v}",
     ),
@@ -381,8 +434,23 @@ RULES = [
     rule(
         r"\b(?:give|write) (?:me )?(?:more )?detailed (?:answers|replies)"
         r"|\bi (?:prefer|like|want|love) (?:long|longer|detailed|in-depth) (?:answers|replies|"
-        r"explanations|responses)",
+        r"explanations|responses)"
+        # "I'd rather have detailed answers now": the length rule reversed
+        r"|\bi(?:'d| would) (?:much |really )?(?:rather|prefer|like) (?:have |get |you gave me "
+        r"|you wrote )?(?:long|longer|detailed|more detailed|in-depth|fuller) (?:answers|replies|"
+        r"explanations|responses)\b",
         "Give detailed answers",
+    ),
+    # a length rule loosened: "you can go longer now", "longer answers are fine again" (the old
+    # rule leaves, archived with these words; "… are fine for code" narrows it: ``changes``)
+    change(
+        r"\b(?:you can|you may|feel free to|it's (?:fine|ok|okay) to|go ahead and) (?:go|write|"
+        r"make (?:them|it|answers|your answers)|be|get) (?:a bit |a little |much )?(?:longer|more "
+        r"detailed|into more detail)(?: again| now| from now on| after all)?(?=\s*(?:[,.;!]|$))"
+        r"|\b(?:longer|long|detailed) (?:answers|replies|responses) (?:are|is) (?:fine|ok|okay|"
+        r"allowed) (?:again|now|after all)(?=\s*(?:[,.;!]|$))",
+        "Gone: length",
+        finish=said,
     ),
     rule(
         r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"
@@ -403,7 +471,8 @@ RULES = [
         r"^(?:please[,\s]+|can (?:you|u) (?:please |pls )?)?(?:stop (?P<g>using|adding|putting|"
         r"puting|writing|including)|(?:don't|do not) "
         r"(?P<b>use|add|put|write|include)) (?:any )?(?P<v>emojis?|emoticons|exclamation marks|"
-        r"bullet points|jargon|markdown tables|headings|filler|small talk|disclaimers|caveats|"
+        r"bullet points|bullets|numbered lists|tables|jargon|markdown tables|headings|filler|"
+        r"small talk|disclaimers|caveats|"
         r"warnings)\b[^.!?]*[.!]?$",
         "Never {verb} {v}",
         negative=True,
@@ -433,6 +502,8 @@ RULES = [
     rule(
         rf"^(?:please[,\s]+)?no (?:more )?(?P<v>{_BANNED})(?:[,\s]+(?:please|ever|"
         r"thanks))*\s*[.!]*$"
+        rf"|^(?:please|pls)[,\s]+no (?:more )?(?P<x>{_BANNED})(?=\s*[,;]\s*(?:just |please |pls )?"
+        r"(?:write|use|give|answer|reply|keep|stick)\b)"
         rf"|^(?:please[,\s]+)?no (?:more )?(?P<w>{_BANNED}) (?:in|for) (?:your |the |my )?"
         r"(?:answers|replies|responses|messages)\b",
         "Never use {v}",
@@ -541,6 +612,22 @@ RULES = [
         "Code examples in {v}",
         finish=lambda f: _code_language(f),
     ),
+    # "skip the emojis", "if you could avoid jargon, that would help"
+    rule(
+        rf"{TO_AGENT}(?:skip|avoid|drop|ditch|cut out|leave out) (?:the |all |any |all the )?"
+        rf"(?P<v>{_BANNED})(?=\s*(?:[,.;!?]|$)|\s+(?:please|pls|in (?:your|the|all) (?:answers|"
+        r"replies|responses)|from now on|always|thanks)\b)",
+        "Never use {v}",
+        negative=True,
+        finish=lambda f: _banned(f),
+    ),
+    # "give me metric units", "it'd be great if you could always give me metric"
+    rule(
+        rf"{TO_AGENT}give me (?P<v>metric|imperial)(?: units| measurements)?"
+        r"(?=\s*(?:[,.;!?]|$)|\s+(?:please|pls|always|only|from now on|thanks)\b)",
+        "Use {v} units",
+        finish=lambda f: bool(f.values.update(v=f.values["v"].lower()) or True),
+    ),
     # "Please leave the emojis out of your replies"
     rule(
         rf"{TO_AGENT}(?:leave|keep) (?:the |all )?(?P<v>{_BANNED}) out\b",
@@ -568,7 +655,7 @@ CANON = [
     (r"^(Give the code first, then the explanation)$", SOUL, None),
     # one convention of each kind: a new one replaces the old when said as a change
     (r"^Use (?:metric|imperial) (units)$", SOUL, "use:{1}"),
-    (r"^Use (?:british|american) (spelling)$", SOUL, "use:{1}"),
+    (r"^Use (?:british|american|australian|canadian) (spelling)$", SOUL, "use:{1}"),
     (r"^Use (?:uk|us) (english)$", SOUL, "use:spelling"),
     (r"^Use (?:celsius|fahrenheit)$", SOUL, "use:temperature"),
     (r"^Use (?:24|12)-hour (time)$", SOUL, "use:{1}"),
@@ -576,6 +663,7 @@ CANON = [
     (r"^Reply in (.+)$", SOUL, "language"),
     (r"^(Keep answers short|Give detailed answers)$", SOUL, "length"),
     (r"^(?:Always|Never) (.+)$", SOUL, None),
+    (r"^(End answers with an? .+)$", SOUL, None),
     (rf"^Be ({_TONES})$", SOUL, None),
     (r"^Give the (.+) first$", SOUL, None),
     (r"^(?:Give )?[Pp]rices in (.+)$", SOUL, "currency"),
@@ -612,9 +700,24 @@ def _code_language(f: Filling) -> bool:
     return bool(value)
 
 
+#: A cue that a rule said is a change of an earlier one.
+_CHANGED = re.compile(
+    r"\b(?:actually|changed my mind|change of plan|scratch that|on second thought|instead|now|"
+    r"any ?more|no longer|from now on|after all)\b",
+    re.I,
+)
+
+
+#: The formats an answer is given in, which a ban said as a change reverses.
+_FORMATS = re.compile(r"^(?:bullet points|bullets|numbered lists|tables)$")
+
+
 def _banned(f: Filling) -> bool:
-    value = (f.groups.get("v") or f.groups.get("w") or "").lower()
+    value = (f.groups.get("v") or f.groups.get("w") or f.groups.get("x") or "").lower()
     f.values["v"] = value
+    if _FORMATS.match(value) and _CHANGED.search(f.message or f.match.string):
+        # "changed my mind, no bullet points": the format line it reverses is replaced
+        f.template += f" (replaces: Answer in {value})"
     return bool(value)
 
 

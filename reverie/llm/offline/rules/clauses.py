@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..framing import framed, temporary
+from .agent import AGENT_VERBS
 from .person import first_person
 from .shorthand import spelled, with_subject
 
@@ -137,9 +138,22 @@ _SELF_LAUGH = re.compile(
 _LAUGH_ALONE = re.compile(rf"(?<![.!?;])([.!?;]+)\s+([^.!?;]{{0,20}}?{_LAUGH})[.!?]*(?=\s|$)", re.I)
 
 
+#: Laughter at what the user gave up covers nothing either: "gave up on spanish lol", "quit the
+#: gym haha" own a failure, they do not joke about it (unless "jk" / "kidding" takes it back).
+_GAVE_UP_LAUGH = re.compile(
+    rf"(\b(?:gave|given|give|giving) up on\b[^.!?;,]{{1,40}}?|\bi (?:quit|dropped out of|failed)\s"
+    rf"[^.!?;,]{{1,40}}?)\s*{_LAUGH}(?![^.!?;]*\b(?:jk|kidding|joking)\b)",
+    re.I,
+)
+
+
 def joking(sentence: str) -> bool:
-    """Sarcasm, or laughter that is no laughter at the user's own slip, in ``sentence``."""
-    return bool(SARCASM.search(sentence) or LAUGH.search(_SELF_LAUGH.sub(" ", sentence)))
+    """Sarcasm, or laughter that is no laughter at the user's own slip or failure, in
+    ``sentence``."""
+    if SARCASM.search(sentence):
+        return True
+    unslipped = _GAVE_UP_LAUGH.sub(r"\1", _SELF_LAUGH.sub(" ", sentence))
+    return bool(LAUGH.search(unslipped))
 
 
 def laughter_attached(message: str) -> str:
@@ -374,8 +388,32 @@ def clauses(sentence: str) -> list[str]:
         return [sentence]
     parts = []
     for part in _CLAUSE_SPLIT.split(sentence):
-        parts += _at_new_subjects(part.strip())
+        for piece in _at_new_subjects(part.strip()):
+            run_on = _RUN_ON.split(piece) if _RUN_ON_HEAD.match(piece) else [piece]
+            parts += [p.strip() for p in run_on]
     return [_CONJUNCTION.sub("", p) for p in parts if p]
+
+
+#: A second clause run on with no comma and no conjunction, its subject a pronoun or left out:
+#: "cant stand coriander tastes like soap to me", "I dislike mushrooms they're slimy". It is a
+#: reason or a remark of its own; the first clause ends before it when it opens with the user or a
+#: feeling (``_RUN_ON_HEAD``: "the soup tastes like soap" is one clause) and no "that", "if" or
+#: "because" binds the second to it.
+_RUN_ON_HEAD = re.compile(
+    r"^(?:i|i'm|i am|we|we're|(?:really |just )?(?:can'?t|cannot) stand|hate|love|like|dislike|"
+    r"adore|not a fan of|no fan of)\b",
+    re.I,
+)
+_RUN_ON = re.compile(
+    r"(?<=\w{3})(?<!\bthat)(?<!\bwhich)(?<!\bif)(?<!\bwhen)(?<!\bbecause)(?<!\bsince)"
+    r"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)(?<!\bthink)(?<!\bsure)(?<!\bknow)(?<!\bguess)\s+"
+    r"(?=(?:(?:it|they|this|that|he|she)\s+)?(?:tastes?|smells?|looks?|sounds?|feels?) like\b|"
+    r"(?:it|they|this|that)\s+(?:makes?|gives?) me\b|"
+    r"(?:it's|it is|they're|they are)\s+(?:(?:so|too|really|very|just|always|kinda|super|way|"
+    r"pretty|literally)\s+)?(?:\w{3,}y|gross|bitter|awful|horrible|disgusting|boring|"
+    r"overrated|amazing|delicious|great|the best|the worst)\b)",
+    re.I,
+)
 
 
 #: The words before the comma open with their own subject: a clause, not an adverbial ("From now on,
@@ -407,8 +445,8 @@ _USER_SUBJECT = re.compile(
 )
 #: An instruction to the agent opening the words before the comma ("switch to Celsius, …").
 _TO_AGENT_FIRST = re.compile(
-    r"^(?:(?:actually|ok|okay|so|please|pls|and)[,]?\s+)*(?:switch|change|go back|use|reply|answer|"
-    r"respond|keep|write|call me|give me)\b",
+    r"^(?:(?:actually|ok|okay|so|please|pls|and|always|never)[,]?\s+)*(?:switch|change|go back|use|"
+    r"reply|answer|respond|keep|write|call me|give me|finish|end|close|start|include|skip|avoid)\b",
     re.I,
 )
 #: A hedge that reaches back to the clause before ("…, I guess", "…, if that's ok").
@@ -481,6 +519,12 @@ class Clause:
     message: str = ""  # the whole message, for a rule that reads its context
     #: under a hedge ("… so pescatarian now I guess"): what it ends is sure, what it states is not
     ends_only: bool = False
+    #: a request to the agent said politely ("could you keep answers short?"): only a rule for the
+    #: agent is read from it, and no free "Always …" one
+    polite: bool = False
+    #: a habit said with how often ("I mostly work from home", "… most days"): only a line that
+    #: keeps the "mostly" is sure (``statements``), never a kind's line without it
+    frequency: bool = False
 
 
 def message_clauses(message: str) -> list[Clause]:
@@ -539,7 +583,50 @@ def _hedged_tail_cut(clause: str) -> str:
     return head if not statement(clause) else clause
 
 
+#: A picture character says nothing a line keeps ("I'm a nurse 😊", "I keep bees 🐝"); laughter
+#: (😂, 🤣) and sarcasm (🙄) are read before it goes.
+_EMOJI = re.compile(
+    r"\s*(?:(?![😂🤣🙄])[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\u2764]|[\uFE0F\u200D])+"
+)
+#: A filler closing a clause ("…, tbh", "… lol" over the user's own slip or failure, which
+#: ``joking`` let pass): no part of what a line keeps.
+_TRAILING_FILLER = re.compile(
+    rf"[,\s]+(?:tbh|ngl|honestly|to be honest|imo|lol|lmao|haha\w*|hehe)\s*(?=[,.!]*$|,)|"
+    r"[,\s]+(?:and )?(?:all that|and stuff|and so on|etc|that sort of thing|that kind of thing)"
+    r"\s*[.!]*$|"
+    rf"\s+{_LAUGH}(?=\s*[,.!]*$)",
+    re.I,
+)
+
+
+#: How often a habit holds, said by the user of themselves: a frequency, no doubt.
+FREQUENCY = re.compile(
+    r"\b(?:mostly|mainly|usually|generally|typically|normally)\b|\bmost (?:days|of the time|weeks|"
+    r"weekends|mornings|evenings|nights)\b",
+    re.I,
+)
+_I_HABIT = re.compile(
+    r"^i(?:'m| am)?\s+(?:(?:mostly|mainly|usually|generally|typically|normally)\s+)?[a-z]+\b", re.I
+)
+#: "I'm usually vegetarian": a state said with how often, which a kind's line ("Diet: vegetarian")
+#: would state without it.
+_USUALLY_AM = re.compile(r"^i(?:'m| am)\s+(?:usually|generally|typically|normally)\s+[a-z]", re.I)
+
+
+def _frequency_only(text: str) -> bool:
+    """The clause is the user's habit ("I mostly …", "I … most days") that is no statement only
+    through its frequency word, and says no change."""
+    if _USUALLY_AM.match(text) and statement(text) and not CHANGE_CUE.search(text):
+        return True
+    if statement(text) or not _I_HABIT.match(text) or CHANGE_CUE.search(text):
+        return False
+    head = re.split(r"[,;:(]|\s[-–—]\s", text, maxsplit=1)[0]
+    # the frequency in the head a line keeps: "I'm a violinist here, mostly studio work" is none
+    return bool(FREQUENCY.search(head)) and statement(FREQUENCY.sub("", text))
+
+
 def _prepare(clause: str, *, opens: bool) -> Clause | None:
+    clause = _EMOJI.sub("", clause).strip()
     clause = _hedged_tail_cut(_TRAILING_HEDGE.sub("", clause))
     passing = temporary(clause)
     text = IDIOM.sub("", QUOTED.sub(" ", TITLE_LIKED.sub(r"\g<pre>\g<t>", clause))).strip()
@@ -552,6 +639,20 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
     cue = CORRECTION_CUE.match(text)
     if cue:
         correction, text = True, text[cue.end() :]
+    asked = polite_request(text)
+    if asked is not None:
+        text = _STANDING_SCOPE.sub("", asked).strip()
+        if not text or not statement(text):
+            return None
+        return Clause(
+            text,
+            opens,
+            passing,
+            old,
+            correction or bool(CHANGE_CUE.search(text)),
+            False,
+            polite=True,
+        )
     text = _STANDING_SCOPE.sub("", first_person(with_subject(_standing(text)))).strip()
     standing = STANDING_REQUEST.match(text)
     if standing:  # "Could you answer in Spanish from now on?" asks for a standing rule
@@ -559,6 +660,9 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
     if text and not statement(text):
         text = modal_tail_cut(text) or text
     presupposed_only = bool(text) and modal_only(text)
+    if text and _frequency_only(text):
+        # "I mostly work from home": the hedge says how often, not whether; a line keeps it
+        return Clause(text, opens, passing, old, correction, False, frequency=True)
     if text and not (presupposed_only or statement(text)) and statement(_OWN_HEDGE.sub("", text)):
         # "started eating fish again so pescatarian now I guess": the hedge is on the new value
         return Clause(text, opens, passing, old, True, False, ends_only=True)
@@ -566,6 +670,7 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
         return None
     if CHANGE_CUE.search(text):
         correction = True
+    text = _TRAILING_FILLER.sub("", text).strip()
     if NOT_BUT.search(text):
         correction = True
         text = NOT_BUT.sub(lambda n: n.group("p") or "", text)
@@ -593,6 +698,87 @@ _WHEN_I_ASK = re.compile(
     re.I,
 )
 _RULE_OPENER = re.compile(r"^(?:please |just )?(?:no|don't|do not|never|always)\b", re.I)
+
+
+#: A request to the agent said politely, as a question or a condition: "could you keep answers
+#: short?", "would you mind answering in Spanish", "it'd be great if you used bullet points", "if
+#: you could skip the emojis, that would help". Group ``v`` is the request, its verb in any form.
+_POLITE = re.compile(
+    r"^(?:(?:hey|hi|so|ok|okay|also|and|oh|one more thing|one thing)[,:\s]+)*(?:"
+    r"(?:would|do) you mind(?: please)?\s+(?P<g>[a-z]+ing\s.+?)"
+    r"|(?:could|can|would|will) (?:you|u)(?:\s+(?:please|kindly|pls|just))*\s+"
+    r"(?P<a>(?!mind\b)[a-z][\w'-]*\s.+?)"
+    r"|(?:it(?:'d| would) be (?:great|nice|good|helpful|ideal|lovely|awesome|amazing)|i(?:'d| "
+    r"would) (?:really |much )?(?:appreciate it|love it|prefer it|like it)) if you(?: could| would|"
+    r" can)?(?: please)?\s+(?P<p>[a-z][\w'-]*\s.+?)"
+    r"|if you (?:could|would|can)(?: please)?\s+(?P<c>[a-z][\w'-]*\s.+?),? (?:that|it|this)(?:'d|"
+    r" would|'ll| will) (?:really )?(?:help|be (?:great|nice|good|helpful|ideal|appreciated|"
+    r"lovely))"
+    r")(?:,?\s*(?:please|pls|thanks|thank you))?\s*[?.!]*$",
+    re.I,
+)
+#: What makes "could you …?" a standing request rather than a question about the next answer:
+#: "please", "always", a scope ("from now on", "unless I ask", "with me"), the answers named.
+_STANDING_MARK = re.compile(
+    r"\b(?:please|pls|kindly|always|from now on|going forward|in (?:the )?future|unless i|even "
+    r"(?:if|when) i|with me|for me|(?:your|all|the) (?:answers|replies|responses))\b",
+    re.I,
+)
+#: The verbs a polite request may open with: what the agent does when it answers, and a few more
+#: a request uses ("skip the emojis", "stick to metric").
+_REQUEST_VERBS = AGENT_VERBS | frozenset("skip stop leave drop stick go switch limit cap".split())
+#: Past forms a request after "if you" takes ("it'd be great if you kept it short").
+_IRREGULAR = {
+    "kept": "keep",
+    "gave": "give",
+    "wrote": "write",
+    "left": "leave",
+    "made": "make",
+    "sent": "send",
+    "told": "tell",
+    "said": "say",
+    "stuck": "stick",
+    "went": "go",
+    "put": "put",
+    "read": "read",
+    "cut": "cut",
+}
+
+
+def _base_verb(word: str) -> str | None:
+    """ "answering", "used", "kept", "skipping" → their base form, when it is a verb a request to
+    the agent opens with (``_REQUEST_VERBS``); None otherwise."""
+    word = word.lower()
+    if word in _REQUEST_VERBS:
+        return word
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    for end in ("ing", "ed", "d"):
+        if word.endswith(end) and len(word) > len(end) + 1:
+            stem = word[: -len(end)]
+            undoubled = stem[:-1] if stem[-1] == stem[-2:-1] else stem
+            for base in (stem, stem + "e", undoubled):
+                if base in _REQUEST_VERBS:
+                    return base
+    return None
+
+
+def polite_request(text: str) -> str | None:
+    """The imperative a polite request asks for ("could you keep answers short?" → "keep answers
+    short"), or None when the text is none or its verb is none the agent follows ("could you help
+    me with this?" is a one-off ask, left to the question it is)."""
+    m = _POLITE.match(text.strip())
+    if m is None:
+        return None
+    if m.group("a") and not _STANDING_MARK.search(m.group(0)):
+        return None  # "Could you keep answers short?" may ask for one answer: a question stays one
+    said = next(g for g in m.group("a", "g", "p", "c") if g)
+    always, _, rest = said.partition(" ") if said.lower().startswith("always ") else ("", "", said)
+    verb, _, rest = rest.partition(" ")
+    base = _base_verb(verb)
+    if base is None or not rest.strip():
+        return None
+    return f"{always.lower()} {base} {rest}".strip()
 
 
 def _standing(text: str) -> str:

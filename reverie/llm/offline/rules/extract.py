@@ -69,9 +69,12 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
     sentence_block = laughter_attached(sentence_block)  # "I work at NASA. lol": one joke
     found = _Found()
     for clause in message_clauses(sentence_block):
-        read, tried = _read(clause, said_on, found)
-        if clause.ends_only:
+        if clause.frequency:
+            _stated(clause, found)  # "I mostly work from home": a kind's line would drop "mostly"
             continue
+        read, tried = _read(clause, said_on, found)
+        if clause.ends_only or clause.polite:
+            continue  # a hedge's ending, a polite request's rule: nothing else is sure
         _spoken_rest(clause, found)
         _no_longer(clause, found)
         if not read and not _remembered(clause, found) and not tried:
@@ -117,6 +120,8 @@ def gated(text: str) -> str | None:
 def _applies(rule: Rule, clause: Clause, read: bool) -> bool:
     if clause.ends_only and not rule.template.startswith("Gone: "):
         return False  # under a hedge only an ending is sure
+    if clause.polite and rule.template.startswith(_GENERIC):
+        return False  # "could you always …?": only a rule its kind reads, no free "Always …"
     if clause.presupposed_only and not rule.presupposed:
         return False  # under a plan or a wish only a possessive's presupposition holds
     if rule.presupposed and AGAIN.search(clause.text):
@@ -165,6 +170,8 @@ def _keep(text: str, rule: Rule, clause: Clause, found: _Found) -> bool:
         is_suspicious_rule(text) or agent.ONE_OFF.search(clause.text)
     ):
         return False  # "be concise in the summary below": about one reply, not a standing rule
+    if clause.polite and canon(text).target != SOUL:
+        return False  # "could you tell me …": a request states nothing of the user's
     if canon(text).target == SOUL and _narrowed(clause):
         return (
             False  # "Reply in German when I write in German": a rule without its condition is wrong

@@ -6,10 +6,11 @@ from __future__ import annotations
 #: Where a value ends: a dash, a conjunction or a relative word opening the next clause, or a mark.
 STOP = (
     r"(?=\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
-    r"where|which|who|though|although|instead)\b|[,.;:!?()]|$)"
+    r"where|which|who|though|although|instead)\b|[,;:!?()]|\.(?!(?-i:[a-z0-9]))|$)"
 )
-#: A value of one to sixty characters, up to ``STOP``.
-VAL = rf"(?P<v>[^,.;:!?()]{{1,60}}?){STOP}"
+#: A value of one to sixty characters, up to ``STOP``; a dot inside a word is part of it ("Next.js",
+#: "Python 3.12").
+VAL = rf"(?P<v>(?:[^,.;:!?()]|\.(?=(?-i:[a-z0-9]))){{1,60}}?){STOP}"
 #: Where a proper name (a place, an employer) ends: also before a preposition or a time phrase.
 PSTOP = (
     r"(?=\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|where|which|"

@@ -150,7 +150,8 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            rf"^(?:(?:(?:fully|strictly|completely|totally) )?(?:vegan|vegetarian|pescatarian|"
+            rf"^(?:(?:(?:fully|strictly|completely|totally|mostly|mainly|usually|generally) )?"
+            rf"(?:vegan|vegetarian|pescatarian|"
             rf"veggie|celiac|coeliac|(?:type [12] )?diabetic|"
             rf"pre-?diabetic|(?:lactose|gluten) intolerant){_DIET_END}|"
             r"(?:really |honestly |definitely )?not (?:a |the )?(?:big |huge )?fan of\b|"

@@ -51,7 +51,7 @@ _VERBS = (
     "practise practice sing ride drive cycle commute wear attend belong follow report handle "
     "cover design support chair represent share meditate journal swim climb hike sail surf "
     "dance paint draw sketch photograph write compose produce volunteer translate referee "
-    "umpire coordinate oversee farm"
+    "umpire coordinate oversee farm fast"
 ).split()
 
 #: The third-person forms (``Keeps``, ``Carries``) that open a USER line of this stage.
@@ -69,9 +69,13 @@ _THIRD = {
 #: How this stage's lines read back (``templates.canon``), after every kind's templates: no slot.
 CANON = [
     (
-        r"^(?:Is|Has (?:a|an|\d+|two|three|four|five|six|seven|eight|nine|ten)|"
+        r"^(?:(?:Mostly|Mainly|Usually|Generally|Typically|Normally|Often|Regularly) )?(?:Is|Has "
+        r"(?:a|an|\d+|two|three|four|five|six|seven|eight|nine|ten)|Works (?:from|remote|in|hybrid|"
+        r"on)|(?:mostly|mainly|usually|generally|typically|normally|often|regularly) \w+|"
         + "|".join(sorted(v.capitalize() for v in _THIRD.values()))
-        + r")\s",
+        + "|"
+        + "|".join(sorted(_THIRD.values()))
+        + r")(?=\s|$)",
         USER,
         None,
     ),
@@ -95,7 +99,25 @@ _MIN_WORDS, _MAX_WORDS = 2, 14
 
 #: Adverbs of the user's clause dropped from the line ("I also keep bees" → "Keeps bees"); an
 #: adverb of frequency opens no line (an "Always …" line reads as a rule for the agent).
-_ADVERBS = r"(?:(?:also|still|currently|actually|really|usually|always|often|mostly|regularly)\s+)*"
+_ADVERBS = r"(?:(?:also|still|currently|actually|really|always)\s+)*"
+#: How often, kept in the line ("I mostly cycle to work" → ``Mostly cycles to work``, "I work from
+#: home most days" → ``Works from home most days``): a line without it would say more than the
+#: user did.
+_OFTEN = _Lazy(
+    r"^(?P<s>i|we|i'm|i am)\s+(?:(?:also|still|currently|actually|really)\s+)*(?P<a>mostly|"
+    r"mainly|usually|generally|typically|normally|often|regularly)\s+",
+    re.I,
+)
+_OFTEN_TAIL = _Lazy(
+    r"\s+(?P<t>most (?:days|of the time|weeks|weekends|mornings|evenings|nights))\s*[.!]*$", re.I
+)
+#: Where the user works, as an arrangement ("I work from home", "I work remotely"): no employer,
+#: no role, which the work rules read.
+_WORK_FROM = _Lazy(
+    r"^i\s+work\s+(?P<p>from home|remotely|remote|from the office|in the office|in an office|"
+    r"hybrid|on site|onsite|on-site|from a coworking space|in a coworking space)$",
+    re.I,
+)
 
 #: The user's own statement, by its subject and verb.
 _I_AM = _Lazy(
@@ -103,7 +125,8 @@ _I_AM = _Lazy(
     r"for)\s.+|(?:retired|semi-retired|self-employed|freelance|deaf|hard of hearing|blind|"
     r"partially sighted|colou?r-?blind|left-handed|right-handed|dyslexic|autistic|disabled|"
     r"muslim|christian|catholic|protestant|orthodox(?: christian| jewish)?|jewish|hindu|buddhist|"
-    r"sikh|atheist|agnostic|mormon|quaker|divorced|widowed|bilingual|trilingual)"
+    r"sikh|atheist|agnostic|mormon|quaker|divorced|widowed|bilingual|trilingual|vegetarian|vegan|"
+    r"pescatarian)"
     r"(?=\s*$|\s+(?:and|since|for)\b))",
     re.I,
 )
@@ -119,6 +142,18 @@ _I_VERB = _Lazy(rf"^i\s+{_ADVERBS}(?P<v>[a-z]+)\s+(?P<p>.+)$", re.I)
 _WE_KEEP = _Lazy(
     rf"^we\s+{_ADVERBS}(?P<v>keep|own|raise|breed|grow|farm|foster)\s+(?P<p>(?:a|an|about|"
     r"around|some|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|forty|fifty)\s.+)$",
+    re.I,
+)
+
+#: A home rented ("we rent a small house out on Kvaloya", "I rent a flat in Gracia"): the line
+#: keeps the kind of home and leaves where it is to the home rules.
+_RENTS = _Lazy(
+    r"^(?!.*\b(?:holidays?|vacation|trip|summer|winter|airbnb|getaway|stay|while|until)\b)"
+    r"(?:i|we)\s+(?:(?:also|still|currently|now)\s+)?rent\s+(?P<p>(?:a|an)\s+(?:(?:small|little|"
+    r"tiny|big|large|two-bedroom|one-bedroom|three-bedroom|shared|basement|studio)\s+)?(?:flat|"
+    r"house|apartment|room|cottage|studio|condo|townhouse|bungalow|cabin|bedsit))"
+    r"(?=\s*$|\s+(?:in|on|out on|out in|out by|out near|near|outside|by|off|at|just|close to|"
+    r"above|with)\b)",
     re.I,
 )
 
@@ -219,11 +254,14 @@ def lines(clause: Clause) -> list[tuple[str, str]]:
         return []  # "I have a cold, so short answers today": the passing moment reaches back
     if CODE.search(clause.text) or _UNSAFE.rx.search(clause.text):
         return []
-    text = _head(clause.text)
+    text, often, tail = _often(_head(clause.text))
     if not text or NEGATION.search(text) or _REFUSED.rx.search(text):
         return []
+    if clause.frequency and not (often or tail):
+        return []  # "I cycle mostly to work": a line must keep how often, where it can
     line = _about_user(text)
     if line is not None:
+        line = _how_often(line, often, tail)
         # "I own the business": a bare "the X" points back at something said before
         refused = _OTHERS.rx.search(line) or _POSSESSED.rx.search(line) or _BACK.rx.match(line)
         return [(line, USER)] if _bounded(line) and not refused else []
@@ -231,6 +269,16 @@ def lines(clause: Clause) -> list[tuple[str, str]]:
     if line is not None and _bounded(line) and not _POSSESSED.rx.search(line):
         return [(line, MEMORY)]
     return []
+
+
+def _how_often(line: str, often: str, tail: str) -> str:
+    """The line with the frequency the user said: "Mostly cycles to work", "Is mostly vegetarian",
+    "Works from home most days"."""
+    if often and line.startswith("Is "):
+        line = f"Is {often} {line[3:]}"
+    elif often:
+        line = f"{often.capitalize()} {line[:1].lower()}{line[1:]}"
+    return f"{line} {tail}" if tail else line
 
 
 #: Where the statement's head ends: a comma, a colon, a bracket, or a reason after it.
@@ -244,6 +292,13 @@ _HEAD_END = _Lazy(
 #: "I'm seriously allergic to peanuts and I carry an EpiPen": a second statement joined without a
 #: comma, by a verb of ``_VERBS``, after a first one of the user's.
 _AND_I = _Lazy(r"(?<!\s)\s+and\s+(?P<t>i\s+(?:(?:also|always|still)\s+)?(?P<v>[a-z]+)\s.+)$", re.I)
+#: "I'm based in Munich and work from home most days": the arrangement joined with its subject
+#: left out (the first statement's, the user's).
+_AND_WORK = _Lazy(
+    r"(?<!\s)\s+and\s+(?:i\s+)?(?P<t>(?:(?:mostly|mainly|usually)\s+)?(?P<v>work)\s+from\s+home"
+    r"\b.*)$",
+    re.I,
+)
 _USER_OPENS = _Lazy(r"^(?:i|i'm|i am|i've|i have)\s", re.I)
 
 
@@ -251,13 +306,14 @@ def tail(clause: Clause) -> Clause | None:
     """The second of two statements of the user's joined by "and I <verb>" (a verb of ``_VERBS``),
     as a clause of its own, when the first opens with the user: a kind rule may read the first,
     this stage the second. None when there is none."""
-    m = _AND_I.rx.search(clause.text)
-    if m is None or m.group("v").lower() not in _verbs():
+    m = _AND_I.rx.search(clause.text) or _AND_WORK.rx.search(clause.text)
+    if m is None or (m.group("v").lower() not in _verbs() and m.group("v").lower() != "work"):
         return None
     head = clause.text[: m.start()]
     if len(head.split()) < 3 or not _USER_OPENS.rx.match(head):
         return None
-    return replace(clause, text=m.group("t"))
+    said = m.group("t")
+    return replace(clause, text=said if said.lower().startswith("i ") else f"I {said}")
 
 
 _BACK = _Lazy(r"^\S+ the [\w'-]+$", re.I)
@@ -269,9 +325,26 @@ def _head(text: str) -> str:
     return head.rstrip(" .").strip()
 
 
+def _often(text: str) -> tuple[str, str, str]:
+    """The text without its frequency, the frequency adverb ("mostly") and its closing phrase
+    ("most days"), each "" when not said."""
+    m = _OFTEN.rx.match(text)
+    often = m.group("a").lower() if m else ""
+    if m:
+        text = f"{m.group('s')} {text[m.end() :]}"
+    t = _OFTEN_TAIL.rx.search(text)
+    return (text[: t.start()], often, t.group("t").lower()) if t else (text, often, "")
+
+
 def _about_user(text: str) -> str | None:
     """ "I'm a …", "I have a …", "I keep …" as a third-person line; None when the subject is not
     the user or the verb is none of a durable state."""
+    m = _WORK_FROM.rx.match(text)
+    if m:
+        return f"Works {m.group('p').lower()}"
+    m = _RENTS.rx.match(text)
+    if m:
+        return f"Rents {m.group('p')}"
     m = _I_AM.rx.match(text)
     if m:
         return f"Is {m.group('p').lower() if m.group('p').islower() else m.group('p')}"
