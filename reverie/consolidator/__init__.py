@@ -8,9 +8,14 @@
   the rounds, ``/new``; ``seed``: ``MemoryStore.consolidate``.
 """
 
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 from ..storage.sessions import Session, SessionInfo, SessionStore
-from .consolidator import ConsolidationResult, Consolidator
-from .seed import consolidate
+
+if TYPE_CHECKING:
+    from .consolidator import ConsolidationResult, Consolidator
+    from .seed import consolidate
 
 __all__ = [
     "Session",
@@ -20,3 +25,13 @@ __all__ = [
     "ConsolidationResult",
     "consolidate",
 ]
+
+# Loaded on first access (PEP 562): a package that imports its own modules as it loads can deadlock
+# two threads entering it at once, one through the package, one through a module
+# (tests/test_harden_threads.py).
+_LAZY = {
+    "Consolidator": "consolidator",
+    "ConsolidationResult": "consolidator",
+    "consolidate": "seed",
+}
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

@@ -463,12 +463,20 @@ class Consolidator:
             result.kept_replies.append(kept)
 
     def _adopt_disk_offset(self, session: Session) -> None:
-        """If another process consolidated further meanwhile, start from its offset (no double
-        consolidation)."""
+        """If another process appended, consolidated further or rewrote the file meanwhile, start
+        from the file (no double consolidation, no clear of what was never consolidated)."""
         if session.path is None:
             return
         on_disk = self.sessions.load(session.path)
         held = len(session.messages)
+        if on_disk is not None and on_disk.messages[:held] != session.messages:
+            # another thread or process rewrote the file since this copy was loaded: it cleared it
+            # (after putting what it dropped in history) or took its newest message back. The file
+            # is the conversation now: consolidating this copy would put a slice in history twice,
+            # and clearing as many messages as it holds would drop newer ones never consolidated
+            session.messages[:] = on_disk.messages
+            session.last_consolidated = on_disk.last_consolidated
+            return
         if (
             on_disk is not None
             and len(on_disk.messages) > held

@@ -186,7 +186,22 @@ async def analyze(
     try:
         analysis = judge(response.content or "")
     except UnusableAnalysis as exc:
-        raise UnusableAnalysis(f"{model}: {exc}", response=response, messages=messages) from None
+        why = _empty_because(response) if not (response.content or "").strip() else str(exc)
+        raise UnusableAnalysis(f"{model}: {why}", response=response, messages=messages) from None
     if analysis.note:
         log.warning("dream analysis (%s): %s", analysis.verdict, analysis.note)
     return replace(analysis, usage=response.usage, response=response, messages=tuple(messages))
+
+
+def _empty_because(response: ModelResponse) -> str:
+    """Why an answer came back empty, in the words that tell the person what to change."""
+    if response.tool_calls:
+        names = ", ".join(sorted({call.name for call in response.tool_calls}))
+        return f"the model called a tool ({names}) instead of writing the analysis (no text)"
+    if response.reasoning:
+        cut = " and was cut at max_tokens" if response.finish_reason == "length" else ""
+        return (
+            f"the reply holds only the model's reasoning ({len(response.reasoning):,} characters)"
+            f"{cut}, no answer: raise agents.defaults.maxTokens or turn the model's thinking off"
+        )
+    return "empty reply to the analysis (expected finding lines or [SKIP])"

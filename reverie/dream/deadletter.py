@@ -1,5 +1,6 @@
-"""``memory/dream-deadletter.jsonl``: batches Dream set aside after repeated failures. This
-docstring is the spec.
+"""``memory/dream-deadletter.jsonl``: batches Dream set aside, after repeated failures or with
+findings the edit step wrote nothing for (``attempts`` 1; the reason says so). This docstring is
+the spec.
 
 One JSON object per line, UTF-8, ``\\n``-terminated, append-only::
 

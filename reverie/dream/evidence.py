@@ -26,7 +26,7 @@ from .analyze import Analysis
 from .edit_tools import MemoryTools
 from .result import Finding
 
-__all__ = ["Evidence", "kept_note", "new_facts"]
+__all__ = ["Evidence", "kept_note", "new_facts", "unheld_findings"]
 
 
 def kept_note(reply_id: str | None) -> str:
@@ -46,6 +46,13 @@ def new_facts(entries: Sequence[HistoryEntry], files: Mapping[str, str]) -> list
                 if content_words(parsed[1]) - held:
                     out.append(parsed[1])
     return out
+
+
+def unheld_findings(findings: Sequence[Finding], files: Mapping[str, str]) -> list[str]:
+    """The findings with a content word none of the memory files holds: what an edit step that
+    made no edit left unwritten (a finding the files already say is not one)."""
+    held = content_words("\n".join(files.values()))
+    return [f.text for f in findings if content_words(f.text) - held]
 
 
 def _verdict(value: str) -> Verdict:

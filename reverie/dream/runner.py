@@ -59,7 +59,7 @@ from .deadletter import (
     set_aside,
 )
 from .edit_tools import MemoryTools
-from .evidence import Evidence, kept_note
+from .evidence import Evidence, kept_note, unheld_findings
 from .fence import Fence
 from .gate import check
 from .lifecycle import MANAGED, LifecycleOutcome, budgets
@@ -453,8 +453,14 @@ class Dream:
         )
         if not changed and not life.archive:
             why = said or run.evidence.unchanged(run.findings, run.tools, edited)
+            # findings the files do not hold and the edit step never acted on: the batch moves on
+            # set aside, so `reverie requeue` lists it and runs it again (else its cursor moved,
+            # nothing changed, and no command led back to it)
+            aside = not run.tools.edits and bool(unheld_findings(run.findings, run.staged.base))
+            if aside and not run.dry_run:
+                why = f"{why}; set aside: `reverie requeue {run.base.first}` runs it again"
             no_change = replace(done, status="no-change", reason=why)
-            return self._finish(no_change, run.attempts, run.last, run.dry_run, life)
+            return self._finish(no_change, run.attempts, run.last, run.dry_run, life, aside=aside)
         if run.dry_run:
             return self._preview(done, run.staged, changed, life)
         run.progress("commit")
@@ -614,7 +620,8 @@ class Dream:
 
     # -- set-aside batches -------------------------------------------------------------------------
     def set_aside(self) -> list[DeadLetter]:
-        """Batches set aside after repeated failures and not requeued since (a query)."""
+        """Batches set aside (after repeated failures, or with findings no edit wrote) and not
+        requeued since (a query)."""
         return set_aside(deadletter_path(self.workspace.memory_dir))
 
     def queued(self) -> list[DeadLetter]:
@@ -1016,13 +1023,22 @@ class Dream:
         last: int,
         dry_run: bool,
         life: LifecycleOutcome | None = None,
+        *,
+        aside: bool = False,
     ) -> DreamResult:
-        """A completed run with nothing to write: the cursor moves on without a commit."""
+        """A completed run with nothing to write: the cursor moves on without a commit; ``aside``:
+        the batch is recorded as set aside first (a dead letter, which ``requeue`` puts back;
+        ``transaction.reconcile`` finishes a crash between the record and the cursor)."""
         if dry_run:
             return result
         with self._section():
+            path = deadletter_path(self.workspace.memory_dir)
+            if aside:
+                assert result.first is not None and result.last is not None
+                append_dead_letter(path, result.first, result.last, result.reason or "", 1)
             if self._requeued is not None:
-                append_event(deadletter_path(self.workspace.memory_dir), "done", self._requeued)
+                if not aside:
+                    append_event(path, "done", self._requeued)
             else:
                 self.store.set_dream_cursor(last)
             if life is not None:

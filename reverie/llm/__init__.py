@@ -11,16 +11,19 @@ the prompts' layout; ``activity`` records the calls in flight, for a front end's
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
-from .types import ModelResponse, ToolCall, Usage
 
 if TYPE_CHECKING:
     from .client import ModelClient
     from .prompts import load_prompt
     from .scripted import Reply, ScriptedModel
+    from .types import ModelResponse, ToolCall, Usage
 
-# Loaded on first access (PEP 562): the value types are imported by modules `reverie status` needs,
-# and the client (asyncio and friends) would add ~0.1 s to its start-up.
+# Loaded on first access (PEP 562): the client (asyncio and friends) would add ~0.1 s to `reverie
+# status`'s start-up; and a package that imports its own modules as it loads can deadlock two
+# threads that enter it at once, one through the package and one through a module
+# (tests/test_harden_threads.py), so not even the light value types load here.
 _LAZY = {
+    **{name: "types" for name in ("ModelResponse", "ToolCall", "Usage")},
     "ModelClient": "client",
     "load_prompt": "prompts",
     "Reply": "scripted",

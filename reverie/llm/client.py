@@ -136,9 +136,11 @@ _NO_KEY = re.compile(
 @dataclass(frozen=True)
 class _Fault:
     """How one failed attempt is handled: ``kind`` auth / not-found / unreachable (final, the
-    provider's fault), malformed (a 500 blaming the request: one retry), retry (transient), timeout
-    (no reply in time: transient), window (the prompt is over the model's window: final, the
-    caller shrinks it), or final (the request's fault)."""
+    provider's fault), malformed (a 500 blaming the request: one retry), undecodable (a reply that
+    is not valid UTF-8: one retry, then final — the same prompt may well give the same bytes, and
+    an outage would hold the batch forever), retry (transient), timeout (no reply in time:
+    transient), window (the prompt is over the model's window: final, the caller shrinks it), or
+    final (the request's fault)."""
 
     kind: str
     retry_after: float | None = None
@@ -339,6 +341,10 @@ class ModelClient:
             )
         if fault.kind == "final":
             return ModelError(f"{name}: {text}")
+        if fault.kind == "undecodable":
+            call.malformed += 1
+            if call.malformed > 1:
+                return ModelError(f"{name}: the reply is not valid UTF-8 ({_short(text)})")
         if fault.kind == "malformed":
             call.malformed += 1
             if call.malformed > 1:
@@ -578,6 +584,10 @@ class ModelClient:
         content = getattr(message, "content", None) if message is not None else None
         if content is not None:
             content = _fix_text(content if isinstance(content, str) else str(content))
+        content, reasoning = split_reasoning(content)
+        given = getattr(message, "reasoning_content", None) if message is not None else None
+        if isinstance(given, str) and given.strip():
+            reasoning = _fix_text(given) + ("\n" + reasoning if reasoning else "")
         calls = tuple(
             _tool_call(i, c) for i, c in enumerate(getattr(message, "tool_calls", None) or [])
         )
@@ -588,6 +598,7 @@ class ModelClient:
             finish_reason=str(finish),
             usage=self._usage(raw, name, provider, messages, tools, content, calls),
             model=name,
+            reasoning=reasoning,
         )
 
     def _usage(
@@ -645,6 +656,33 @@ class ModelClient:
                 "token_counter failed for %s (%s): using the estimate", name, type(exc).__name__
             )
             return estimate_tokens(messages, tools)
+
+
+_THINK = re.compile(r"\s*<(think|thinking|reasoning)>(.*?)(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE)
+_THINK_END = re.compile(r"</(think|thinking|reasoning)>", re.IGNORECASE)
+
+
+def split_reasoning(content: str | None) -> tuple[str | None, str]:
+    """``content`` without the thinking a reasoning model served raw puts before its answer
+    (``<think>`` … ``</think>`` blocks, or text up to a lone ``</think>`` when the chat template
+    opened the block), and that thinking. A thought is not the answer: a finding line inside one
+    ("[USER] maybe lives in Paris?") must never be read as a finding. A block left open (the reply
+    cut at ``max_tokens`` mid-thought) runs to the end. Only leading blocks are taken: the words
+    ``<think>`` later in an answer are the answer's."""
+    if not content or "<" not in content:
+        return content, ""
+    thoughts: list[str] = []
+    rest = content
+    if not _THINK.match(rest):
+        end = _THINK_END.search(rest)
+        if end is None or "<" + end.group(1).lower() + ">" in rest[: end.start()].lower():
+            return content, ""
+        thoughts.append(rest[: end.start()].strip())
+        rest = rest[end.end() :]
+    while (m := _THINK.match(rest)) is not None:
+        thoughts.append(m.group(2).strip())
+        rest = rest[m.end() :]
+    return rest.strip(), "\n".join(t for t in thoughts if t)
 
 
 def _fix_text(text: str) -> str:
@@ -792,6 +830,8 @@ def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
     # that way).
     if _unreachable(exc):
         return _Fault("unreachable")
+    if _undecodable(exc):
+        return _Fault("undecodable")
     if (
         isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError))
         or status in (401, 403)
@@ -825,6 +865,22 @@ def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
     ):
         return _Fault("retry")
     return _Fault("final")
+
+
+def _undecodable(exc: BaseException) -> bool:
+    """True when the reply's body was not valid UTF-8 (a byte-level model cut mid-character, a
+    server's encoding bug)."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, UnicodeDecodeError):
+            return True
+        todo += [e.__cause__, e.__context__, getattr(e, "original_exception", None)]
+    return "codec can't decode" in str(exc)
 
 
 def _unreachable(exc: BaseException) -> bool:

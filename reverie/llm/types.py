@@ -49,6 +49,10 @@ class ModelResponse:
     finish_reason: str = "stop"
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+    #: What a reasoning model thought before answering (its ``reasoning_content``, or the
+    #: ``<think>`` blocks taken out of ``content``): never read as the answer, kept to explain an
+    #: empty one.
+    reasoning: str = ""
 
 
 @dataclass(frozen=True)

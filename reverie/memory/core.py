@@ -507,7 +507,7 @@ class Memory(MemoryVerbs):
     new_session, anew_session = pipeline(_new_session, here=True)
 
     def set_aside(self) -> list[DeadLetter]:
-        """The batches Dream set aside after repeated failures."""
+        """The batches Dream set aside: after repeated failures, or with findings no edit wrote."""
         return self.runtime.dream.set_aside()
 
     aset_aside = twin(set_aside)
@@ -600,26 +600,55 @@ class Memory(MemoryVerbs):
         replay: bool = False,
         base: str | None = None,
     ) -> OperationResult:
-        """Restore memory to before ``sha`` (default: the newest Dream commit), or with ``only``
-        undo just that commit; ``replay`` also rewinds Dream's cursor so the batch is dreamed again.
-        The undo is a commit. ``base``: the commit the confirmation's preview was made at
-        (``plan_restore(...).base``): the restore then does what that preview showed and nothing
-        else; changes made since are kept (merged three-way), or, where they touch the same lines,
-        ``EditConflictError`` and nothing is written."""
+        """Restore memory to before ``sha`` (default: the newest Dream commit not undone since,
+        with the state it was chosen at as ``base``; ``NothingPendingError`` when there is none), or
+        with ``only`` undo just that commit; ``replay`` also rewinds Dream's cursor so the batch is
+        dreamed again. The undo is a commit. ``base``: the commit the confirmation's preview was
+        made at (``plan_restore(...).base``): the restore then does what that preview showed and
+        nothing else; changes made since are kept (merged three-way), or, where they touch the same
+        lines, ``EditConflictError`` and nothing is written."""
         from ..operations.restore import restore_memory
 
         rt = self.runtime
+        if sha is None and base is None:
+            # "the newest Dream commit" is chosen at one state: bind the restore to it, so a run or
+            # an edit committed between the choice and the restore (another thread's, another
+            # process's) is kept, and two such restores at once undo that commit once
+            head = rt.git.head()
+            return restore_memory(
+                rt.store,
+                rt.git,
+                self._restore_target(None, head),
+                only=only,
+                replay=replay,
+                base=head,
+            )
         return restore_memory(
             rt.store, rt.git, self._restore_target(sha), only=only, replay=replay, base=base
         )
 
-    def _restore_target(self, sha: str | None) -> str:
+    def _restore_target(self, sha: str | None, head: str | None = None) -> str:
+        """``sha``, or the newest Dream commit (at ``head`` when given, else at HEAD now)."""
         if sha is not None:
             return sha
-        latest = self.runtime.git.log(limit=1, kind="dream")
-        if not latest:
-            raise NothingPendingError("Dream has not committed anything to restore")
-        return latest[0].sha
+        from ..gitstore import trailers
+
+        undone: dict[str, str] = {}  # a commit an undo since names -> that undo
+        for info in self.runtime.git.log(limit=_UNDO_WINDOW, start=head):
+            if info.kind == "dream":
+                if undone:  # a restore to before it (or older), or a revert of it, came since
+                    by = undone.get(info.sha) or next(iter(undone.values()))
+                    raise NothingPendingError(
+                        f"the newest Dream commit {info.sha[:8]} is undone already (by {by[:8]}):"
+                        " name the commit to restore"
+                    )
+                return info.sha
+            if undone.pop(info.sha, None) is not None:
+                continue  # undone itself (what it undid is back), or newer than Dream's commit
+            for key in (trailers.RESTORE_OF, trailers.REVERT_OF):
+                if info.trailers.get(key):
+                    undone[info.trailers[key]] = info.sha
+        raise NothingPendingError("Dream has not committed anything to restore")
 
     arestore = twin(restore)
 
@@ -847,6 +876,9 @@ class Memory(MemoryVerbs):
         return collect_status(self.runtime.store)
 
     astatus = twin(status)
+
+
+_UNDO_WINDOW = 200  # commits ``restore()`` reads back for the newest Dream commit and its undos
 
 
 def _filters(

@@ -61,7 +61,13 @@ from ..llm.types import ModelResponse
 from ..llm.window import ContextWindows, reply_tokens, room
 from ..recall.rank import STOPWORDS
 from ..storage.config import Config
-from ..storage.fsutil import atomic_write, fsync_dir, read_text_lossy
+from ..storage.fsutil import (
+    atomic_write,
+    fsync_dir,
+    open_for_write,
+    read_text_lossy,
+    write_all,
+)
 from ..storage.locking import Lock, lock_path
 from ..storage.sessions import Session, content_text
 from ..storage.workspace import Workspace
@@ -475,9 +481,9 @@ def _create_exclusive(workspace: Workspace, stem: str, text: str) -> str:
     memory_dir = workspace.memory_dir
     memory_dir.mkdir(parents=True, exist_ok=True)
     tmp = memory_dir / f".{stem}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    fd = open_for_write(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     try:
-        os.write(fd, text.encode("utf-8", "replace"))
+        write_all(fd, text.encode("utf-8", "replace"))  # a short write would link a cut file
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -703,11 +709,10 @@ def _append_facts(
         return new, len(facts) - len(new)
     payload = addition.encode("utf-8", "replace")
     created = not path.exists()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    # never through a symlink swapped in since ``resolve`` checked the path
+    fd = open_for_write(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view) :]
+        write_all(fd, payload)
         os.fsync(fd)
     finally:
         os.close(fd)
