@@ -75,11 +75,8 @@ KEPT: list[tuple[str, re.Pattern[str]]] = [
     ("reverie/__init__.py", re.compile(r"\bPendingChange\b")),
     # i36d's offline engine (being rewritten in parallel): its "raw archives" are raw entries
     ("reverie/llm/offline/engine.py", re.compile(r"raw archive|archiver")),
-    # i39's modules this session (operations/, memory/) and the seed's refusal: "not archived" is
-    # "not consolidated"; left to their owners (issue 40's note)
-    ("reverie/operations/items.py", re.compile(r"not (?:yet )?archived(?: yet)?")),
-    ("reverie/memory/verbs.py", re.compile(r"not yet archived")),
-    ("reverie/consolidator/seed.py", re.compile(r"not archived")),
+    # mem0's ``archived`` switch (search's archived lines are memory/archive/'s)
+    ("reverie/operations/items.py", re.compile(r"if not archived and")),
     # the glossary lists the retired and the kept names, quoted
     ("docs/glossary.md", re.compile(r"`[^`]*`|\"the pending change\"")),
     # nanobot's compatible API by its own names (its MemoryStore.consolidate)

@@ -209,7 +209,7 @@ def _saved(calls: Sequence[ToolCall], old: list[Any]) -> tuple[str, str | None]:
     ]
     if entry.strip() == protocol.NOTHING and said:
         # "Nothing to keep" of a conversation that says something: not believed, nothing moves.
-        raise _Refused(f"save_memory answered (nothing) for {said[0][:60]!r}; not archived")
+        raise _Refused(f"save_memory answered (nothing) for {said[0][:60]!r}; not consolidated")
     if isinstance(update, str):
         # a credential quoted in the conversation never lands in MEMORY.md (or git)
         update = redact(update)

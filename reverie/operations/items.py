@@ -35,7 +35,7 @@ each ADD, UPDATE and DELETE of that id with the commit, its kind and time.
 **What a model is handed** (``search_memory``): Recall's hits made clean — no internal marks
 (``[durable]``, ``[RAW] N messages``, ages, pins), a raw transcript reduced to what the user said,
 never the assistant's own replies, never the conversation in progress (``session_key``'s messages
-not yet archived), never the question itself — with an absolute ``score``: the share of the
+still in its session file), never the question itself — with an absolute ``score``: the share of the
 query's words the text holds (``Hit.match``, 0 to 1).
 """
 
@@ -697,7 +697,7 @@ def search_memory(
 
 
 def _live(rt: Services, session_key: str | None) -> set[int]:
-    """The message indexes of ``session_key`` the prompt still carries (not archived yet)."""
+    """The message indexes of ``session_key`` the prompt still carries (not consolidated yet)."""
     if session_key is None:
         return set()
     session = rt.sessions.load(rt.sessions.path_for(session_key))
