@@ -250,20 +250,8 @@ def absolute(text: str, said_on: date | None) -> str:
 
 
 # -- a time of day said in words ("ten fifteen", "half nine", "quarter past ten") ---------------
-_HOURS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "noon": 12,
+_HOURS = {w: n for w, n in _NUMBERS.items() if w not in ("a", "an", "a couple of", "a few")} | {
+    "noon": 12
 }
 _MINUTES = {
     "o'clock": 0,
