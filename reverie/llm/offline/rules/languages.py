@@ -28,6 +28,12 @@ def a_language(value: str) -> bool:
     )
 
 
+def a_language_first(value: str) -> bool:
+    """A list said of languages ("russian and decent english", "Arabic, French"): its first item is
+    one (``each_language`` splits the rest)."""
+    return a_language(value.split(",")[0].split(" and ")[0])
+
+
 #: Sign languages by the letters people write them with (ISO 639-1 names none of them).
 _SIGN_LANGUAGES = frozenset("ASL BSL LSF NZSL ISL KSL DGS LSE LIS LIBRAS".split())
 
@@ -117,7 +123,7 @@ RULES = [
         r"(?:decent |good |fluent |basic |some )?[a-z]+){0,2})(?=\s*(?:[,.;!]|$)|\s+(?:and|but|at|"
         r"with|too|as well)\b)",
         "Speaks {v}",
-        {"v": lambda v: a_language(v.split(",")[0].split(" and ")[0])},
+        {"v": a_language_first},
         split=each_language,
         finish=lambda f: spoken_list(f),
     ),
@@ -215,7 +221,7 @@ RULES = [
         r"perfectly|fully) )*(?:fluent|bilingual|comfortable) in (?P<v>[A-Za-z]+(?:(?:,| and|, "
         r"and) [A-Za-z]+){0,3})",
         "Speaks {v}",
-        {"v": lambda v: a_language(v.split(",")[0].split(" and ")[0])},
+        {"v": a_language_first},
         split=each_language,
         finish=capitalised,
     ),
