@@ -2,11 +2,11 @@
 runs them through the offline engine's real path.
 
 The corpus (``tests/data/statements/writer-X.jsonl``, format in ``WRITER_BRIEF.md`` beside it) was
-written by five writers who never read the rules. Each item is one or more user turns, the facts a
+written by writers who never read the rules (one split each). Each item is one or more user turns, the facts a
 careful assistant would then keep (``expect``: file and a short third-person line in the writer's
 words) and, for a correction, the old facts that must be gone (``retired``). Splits are by writer:
-``A`` and ``B`` tune the rules; ``C`` to ``M`` (``E`` a writer's corrections only) were each held
-out until its first run (recorded in BENCHMARKS.md) and tune them since. ``N`` and ``O``,
+``A`` and ``B`` tune the rules; ``C`` to ``O`` (``E`` a writer's corrections only) were each held
+out until its first run (recorded in BENCHMARKS.md) and tune them since. ``P`` and ``Q``,
 written blind by two more writers, are held out.
 
 **The path.** Each item gets a fresh workspace; each turn is the user's message in a transcript,
@@ -48,11 +48,11 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data" / "statements"
 SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
 SAID_ON = date(2027, 1, 4)
-# C to M were held out until their first runs (BENCHMARKS.md), then opened for tuning
-TUNING = ("A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M")
-# written blind by two more writers (2026-11-28, seventh round); first runs recorded in BENCHMARKS.md
+# C to O were held out until their first runs (BENCHMARKS.md), then opened for tuning
+TUNING = tuple("ABCDEFGHIJKLMNO")
+# written blind by two more writers (2026-11-28, eighth round); first runs recorded in BENCHMARKS.md
 # before any rule reads them
-HELD_OUT: tuple[str, ...] = ("N", "O")
+HELD_OUT: tuple[str, ...] = ("P", "Q")
 FILES = ("USER.md", "SOUL.md", "memory/MEMORY.md")
 
 
