@@ -139,6 +139,20 @@ def an_operation(f: Filling) -> bool:
     return True
 
 
+#: A question typed without its mark: "where can i eat halal near …", "should i eat keto?" ask,
+#: they state no diet.
+_ASKED = re.compile(
+    r"(?:\b(?:can|could|should|shall|may|might|do|would)\s+$)|(?:\b(?:where|what|how|which|when)\b"
+    r"[^,.;!?]{0,30}\s+$)",
+    re.I,
+)
+
+
+def not_asked(f: Filling) -> bool:
+    """The user's own diet, not a question about one (the words before "i" ask)."""
+    return not _ASKED.search(f.match.string[max(0, f.match.start() - 40) : f.match.start()])
+
+
 RULES = [
     rule(
         r"\bi(?:'m| am) (?:(?:severely|very|a bit|slightly|mildly) )?(?P<v>lactose|gluten) "
@@ -251,6 +265,7 @@ RULES = [
         r"halal|plant-based|low-carb|sugar-free|low-fodmap|low-sodium|low-fat|mediterranean)(?: "
         r"diet| food)?\b",
         "Diet: {v}",
+        finish=not_asked,
     ),
     rule(
         r"\bi (?:don't|do not|never|no longer) eat (?P<v>meat|red meat|pork|beef|fish|seafood|"
@@ -431,7 +446,9 @@ RULES += [
     rule(
         r"\bi (?:only|strictly) (?:eat|keep) (?P<v>halal|kosher)\b|^(?P<w>halal|kosher) only\b",
         "Diet: {v}",
-        finish=lambda f: bool(f.values.setdefault("v", (f.groups.get("w") or "").lower())),
+        finish=lambda f: (
+            not_asked(f) and bool(f.values.setdefault("v", (f.groups.get("w") or "").lower()))
+        ),
     ),
     # "vegetarian now": the diet said anew, with its cue of change
     rule(
