@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from reverie.llm.offline.rules import USER, canon, extract_facts
+from reverie.llm.offline.rules import SOUL, USER, canon, extract_facts
 
 
 def facts(message: str) -> list[str]:
@@ -55,3 +55,53 @@ DIET_QUESTIONS = [
 @pytest.mark.parametrize("message", DIET_QUESTIONS)
 def test_a_diet_asked_about_gives_nothing(message: str) -> None:
     _none_of(message, ("Diet:",))
+
+
+# -- a rule for the agent keeps the scope it was said with ------------------------------------------
+SCOPED = [
+    (
+        "We live in Kampala. So when I ask about markets or transport, assume Kampala.",
+        "Always assume Kampala when the user asks about markets or transport",
+    ),
+    (
+        "When you explain maths to me, always show every step.",
+        "Always show every step when you explain maths to the user",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), SCOPED)
+def test_a_rule_said_with_its_scope_keeps_it(message: str, expected: str) -> None:
+    _check(message, [expected], SOUL)
+    assert "Always assume Kampala" not in facts(message)
+    assert "Always show every step" not in facts(message)
+
+
+def test_a_rule_said_without_a_scope_stays_bare() -> None:
+    _check("Always show every step, please.", ["Always show every step"], SOUL)
+
+
+# -- a rule for the agent followed by its reason ----------------------------------------------------
+WITH_REASON = [
+    ("No emojis please, I paste your replies into client emails.", "Never use emojis"),
+    ("no markdown tables, they break in my terminal", "Never use markdown tables"),
+    ("Five sentences max, I read everything on my phone", "Keep answers under 5 sentences"),
+    ("explain in simple english pls, my english is still basic", "Explain things simply"),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), WITH_REASON)
+def test_a_rule_for_the_agent_is_read_before_its_reason(message: str, expected: str) -> None:
+    _check(message, [expected], SOUL)
+
+
+WITH_REASON_LOOKALIKES = [
+    "I never use emojis, I think they're silly",  # the user's habit, no rule
+    "my boss says no emojis, it looks unprofessional",  # someone else's rule
+    "No emojis? it's a formal letter",  # a question
+]
+
+
+@pytest.mark.parametrize("message", WITH_REASON_LOOKALIKES)
+def test_a_look_alike_of_a_rule_with_its_reason_gives_none(message: str) -> None:
+    assert not [f for f in facts(message) if canon(f).target == SOUL], facts(message)

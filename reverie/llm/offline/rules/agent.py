@@ -10,10 +10,11 @@ the user's life ("At home we speak Portuguese", "Never have I ever …") and nev
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..kinds import noun
 from .changes import said
-from .core import SOUL, Filling, change, rule, rules_of, word_set
+from .core import SOUL, Filling, Rule, change, rule, rules_of, word_set
 from .lexicon import NOT_NAMES
 from .person import third_person
 from .phrases import NAME
@@ -106,7 +107,30 @@ def an_instruction(f: Filling) -> bool:
             return False  # the allergy is the fact (``health``); the rule follows from it
         raw = raw[: reason.start()].strip()
         f.values["v3"] = third_person(raw)
-    return bool(raw) and imperative(raw) and not ONE_OFF.search(raw)
+    if not (bool(raw) and imperative(raw) and not ONE_OFF.search(raw)):
+        return False
+    scope = _scope_of(raw, f.message)
+    if scope:  # "when you explain grammar, explain in English": the rule holds there only
+        f.values["v3"] = f"{f.values.get('v3') or third_person(raw)} {scope}"
+    return True
+
+
+#: The scope a rule was said with, before it: "when you explain grammar to me, …", "so when I ask
+#: about traffic, …" (the clause stage reads the rule alone, as "Always …").
+_SCOPE = r"\b(?P<s>when(?:ever)? (?:i|you) [^,.;:!?]{2,80}),\s+(?:please |pls |just |always )*"
+
+
+def _scope_of(raw: str, message: str) -> str | None:
+    """The rule's scope in its message, in the third person ("when the user asks about traffic"),
+    or None when it was said without one."""
+    head = " ".join(raw.split()[:3])
+    if not message or not head:
+        return None
+    m = re.search(_SCOPE + re.escape(head), message, re.I)
+    if not m:
+        return None
+    scope = m.group("s")
+    return f"{scope.split(' ', 1)[0].lower()} {third_person(scope.split(' ', 1)[1])}"
 
 
 #: A reason given after a rule ("…, I'm allergic (badly)", "… because I'm vegan").
@@ -213,7 +237,8 @@ def a_language_reply(f: Filling) -> bool:
 _BANNED = (
     r"emojis?|emoticons|exclamation marks|bullet points|bullets|jargon|legal jargon|technical "
     r"jargon|"
-    r"corporate jargon|markdown|tables|headings|small talk|filler|fluff|disclaimers|lists|numbered "
+    r"corporate jargon|markdown tables|markdown|tables|headings|small talk|filler|fluff|"
+    r"disclaimers|lists|numbered "
     r"lists|"
     r"apologies|hashtags|code blocks"
 )
@@ -544,7 +569,8 @@ RULES = [
     # "explain things simple, im not a tech person", "please explain it like I'm five"
     rule(
         rf"{TO_AGENT}explain(?: (?:things|stuff|it|everything))? (?:simply|simple|in simple "
-        r"(?:terms|words|language)|in plain (?:english|language|terms|words)|like i'?m (?:five|5)|"
+        r"(?:terms|words|language|english)|in plain (?:english|language|terms|words)|"
+        r"like i'?m (?:five|5)|"
         r"like i am (?:five|10|ten|5)|without (?:the )?jargon)\b",
         "Explain things simply",
     ),
@@ -642,6 +668,26 @@ RULES = [
         "Keep answers short",
     ),
 ]
+
+#: A rule for the agent with its reason after it: "No emojis please, I copy your answers into
+#: work documents", "no markdown tables, they render badly in my terminal". The reason is a
+#: statement of the user's or about the thing banned (its subject opens it); a fact in it is read
+#: by its own kind.
+_REASON_AHEAD = (
+    r"(?=\s*[,;]\s*(?:i|i'm|im|i've|ive|it|its|it's|they|they're|theyre|that's|thats|my|we|"
+    r"we're)\b[^,;]{2,160}$)"
+)
+
+
+def _with_reason(r: Rule) -> Rule | None:
+    """The twin of a rule that ends its clause (``$``): the same rule, ending where a reason
+    begins; None for a rule that reads on to the clause's end anyway or takes free text."""
+    if "$" not in r.source or r.template.startswith(("{K}", "Always", "Never {v3}")):
+        return None
+    return replace(r, source=re.sub(r"(?<!\\)\$", lambda _: _REASON_AHEAD, r.source))
+
+
+RULES += [twin for twin in map(_with_reason, RULES) if twin is not None]
 
 CANON = [
     (r"^Call the user (.+)$", SOUL, "call"),
