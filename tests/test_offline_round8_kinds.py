@@ -81,6 +81,37 @@ def test_a_rule_said_without_a_scope_stays_bare() -> None:
     _check("Always show every step, please.", ["Always show every step"], SOUL)
 
 
+# -- a list of named pets ---------------------------------------------------------------------------
+PET_LISTS = [
+    ("i have 3 cats: pandan, kaya and milo", ["Pandan", "Kaya", "Milo"], "cat"),
+    ("we've got two dogs: Juno and Pesto.", ["Juno", "Pesto"], "dog"),
+    ("my two rabbits are called Clover and Basil", ["Clover", "Basil"], "rabbit"),
+    ("two cats at home, Ziggy and Nala, they never go out", ["Ziggy", "Nala"], "cat"),
+    ("our 2 hens: Dolly & Maggie", ["Dolly", "Maggie"], "hen"),
+]
+
+
+@pytest.mark.parametrize(("message", "names", "kind"), PET_LISTS)
+def test_a_list_of_named_pets_gives_one_line_each(
+    message: str, names: list[str], kind: str
+) -> None:
+    _check(message, [f"Has a {kind} named {name}" for name in names])
+
+
+PET_LIST_LOOKALIKES = [
+    "cats: food, litter and toys",  # things bought for them, no names
+    "I have 3 cats: mochi and kopi",  # the count says three, two named: unsure
+    "my sister has 2 cats: mochi and kopi",  # someone else's
+    "I have two dogs, Labrador and Poodle",  # breeds, no names
+    "dogs: beagles and pugs",
+]
+
+
+@pytest.mark.parametrize("message", PET_LIST_LOOKALIKES)
+def test_a_list_that_names_no_pet_of_the_users_gives_nothing(message: str) -> None:
+    _none_of(message, ("Has a",))
+
+
 # -- a rule for the agent followed by its reason ----------------------------------------------------
 WITH_REASON = [
     ("No emojis please, I paste your replies into client emails.", "Never use emojis"),

@@ -109,6 +109,8 @@ def named_pet(f: Filling) -> bool:
         f.values["k"] = f"{f.groups['c'].lower()} {f.values['k']}"
     if f.values["k"][:1] in "aeiou":
         f.template = f.template.replace("Has a {k}", "Has an {k}")
+    if re.fullmatch(rf"(?:{BREEDS}|{PETS})", f.groups.get("v", "").lower()):
+        return False  # "two dogs, Labrador and Poodle": a breed is no name
     return given_name(f.groups.get("v", "")) or bool(
         re.search(r"\b(?:named|called|names?)\b|,", f.match.group(0), re.I)
     )
@@ -451,6 +453,70 @@ RULES += [
         None,
         "permanent",
         finish=lambda f: _lower_name(f, named=False),
+    ),
+]
+
+#: One name in a list of pets, typed in either case ("mochi", "Kopi").
+_LIST_NAME = r"[A-Za-z][a-z'’-]{1,20}"
+#: A list of two to five names: "mochi, kopi and teh", "Miso + Tofu", "Rex & Bela".
+_NAME_LIST = rf"{_LIST_NAME}(?:(?:\s*,\s*(?:and\s+)?|\s*[+&]\s*|\s+and\s+){_LIST_NAME}){{1,4}}"
+_LIST_COUNT = r"(?P<n>two|three|four|five|2|3|4|5|a pair of)"
+_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "a pair of": 2}
+
+
+def pet_names(f: Filling) -> bool:
+    """The names of a list of pets ("i have 3 cats: mochi, kopi and teh"): as many as the count
+    says, each a given name or, after its colon, "named" or "called", a word that is no English
+    noun (a name typed in lower case) or a capitalised one that is no kind of pet; "cats: food,
+    litter and toys" names none."""
+    names = re.split(r"\s*,\s*(?:and\s+)?|\s*[+&]\s*|\s+and\s+", f.groups["v"].strip())
+    count = (f.groups.get("n") or "").lower()
+    if count and _NUMBERS.get(count, int(count) if count.isdigit() else 0) != len(names):
+        return False
+    if len({n.lower() for n in names}) != len(names):
+        return False
+    for name in names:
+        low = name.lower()
+        kind = _SINGULAR.get(low, low.removesuffix("s"))
+        if low in NOT_NAMES or re.fullmatch(rf"(?:{BREEDS}|{PETS}|{_PLURALS})", kind):
+            return False
+        if given_name(name):
+            continue
+        if name[:1].islower() and noun(low):
+            return False  # "cats: food, litter and toys"
+        if name[:1].isupper() and noun(low) and not (f.groups.get("t") or count):
+            return False  # a capitalised noun names a pet after "named", a colon or a count
+    f.groups["v"] = f.values["v"] = ", ".join(n[:1].upper() + n[1:] for n in names)
+    named_pet(f)  # the kind in the singular, with its article
+    return True
+
+
+def each_pet(line: str) -> list[str]:
+    """ "Has a cat named Mochi, Kopi" → one line per pet."""
+    head, _, names = line.partition(" named ")
+    return [f"{head} named {n}" for n in names.split(", ")]
+
+
+#: Where a list of pets is held: "i have 3 cats:", "ive got 2 dogs", "cats:", "two cats at home,",
+#: "my three cats are called".
+_LIST_HELD = (
+    r"(?:\b(?:we|i)(?:'ve| have|ve)? (?:also )?(?:got|have) |^|\b(?:my|our) )"
+    rf"(?:{_LIST_COUNT} )?"
+)
+
+RULES += [
+    # a list of named pets: "i have 3 cats: mochi, kopi and teh", "cats: Miso + Tofu", "my two
+    # dogs are called Rex and Bela", "two cats at home, Miso and Tofu"
+    rule(
+        rf"{_LIST_HELD}(?P<k>{_PLURALS}|huskies|greyhounds|beagles|labradors|labs|terriers|"
+        r"collies|budgies)(?: at home)?(?:(?P<t>\s*:\s*|\s+(?:are )?(?:called|named)\s+)|\s*,\s*)"
+        rf"(?P<v>{_NAME_LIST})(?=\s*(?:[.!;]|$)|\s*,\s*(?:both|they|all|yes|and they|indoor|"
+        r"outdoor)\b|\s+(?:both|they|lol|haha)\b)",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=pet_names,
+        split=each_pet,
     ),
 ]
 
