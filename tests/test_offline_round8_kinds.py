@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from reverie.llm.offline import kinds
 from reverie.llm.offline.rules import SOUL, USER, canon, extract_facts
 
 
@@ -110,6 +111,46 @@ PET_LIST_LOOKALIKES = [
 @pytest.mark.parametrize("message", PET_LIST_LOOKALIKES)
 def test_a_list_that_names_no_pet_of_the_users_gives_nothing(message: str) -> None:
     _none_of(message, ("Has a",))
+
+
+# -- a home with its part of town -------------------------------------------------------------------
+HOMES = [
+    # the part of town makes "I'm in X" a home; the line is the city (as "seoul, gangnam side" gives
+    # "Lives in Seoul": a writer's "Lives in Osu, Accra" is learnt by it, never the other way)
+    ("I'm in Accra, in Osu.", ["Lives in Accra"]),
+    ("we're in London, in Hackney, and we love it", ["Lives in London"]),
+    ("I'm in Cape Town, lived here all my life, Sea Point side.", ["Lives in Cape Town"]),
+    ("im in kampala ntinda neighbourhood", ["Lives in Kampala"]),
+    ("I'm from Lusaka and still live there, Kabulonga side", ["Lives in Lusaka"]),
+    ("Lisbon is home for me these days", ["Lives in Lisbon"]),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), HOMES)
+def test_a_home_is_read_with_its_part_of_town(message: str, expected: list[str]) -> None:
+    _check(message, expected)
+
+
+HOME_LOOKALIKES = [
+    "I'm in Tokyo, in Shinjuku for a conference",  # a trip
+    "I'm in Berlin, in March",  # a time
+    "I'm in Paris, in the morning",
+    "I'm in Lisbon, in Portugal",  # a country is no part of town
+    "I'm in Boston, in a hotel",
+    "We're in Lyon, in Python mostly",  # a tool
+    "Paris is home for the holidays",
+    "my sister is in Nairobi, Westlands side",  # someone else's
+]
+
+
+@pytest.mark.parametrize("message", HOME_LOOKALIKES)
+def test_a_look_alike_of_a_home_with_its_part_gives_none(message: str) -> None:
+    _none_of(message, ("Lives in",))
+
+
+def test_a_country_after_a_city_is_no_part_of_town() -> None:
+    assert kinds.region("Portugal") and kinds.region("Texas") and not kinds.region("Osu")
+    assert not [f for f in facts("I'm in Lisbon, in Portugal") if f.startswith("Lives in")]
 
 
 # -- a rule for the agent followed by its reason ----------------------------------------------------

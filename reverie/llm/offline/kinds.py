@@ -196,6 +196,30 @@ def language_names() -> frozenset[str]:
 
 
 @cache
+def _regions() -> frozenset[str]:
+    """Countries (ISO 3166: name, official and common name) and first-level regions people name
+    after a city (US states, the UK's nations), case folded."""
+
+    def build() -> set[str]:
+        pycountry = importlib.import_module("pycountry")
+        out = {"england", "scotland", "wales", "northern ireland", "usa", "uk", "uae"}
+        for country in pycountry.countries:
+            for attr in ("name", "official_name", "common_name"):
+                if getattr(country, attr, None):
+                    out.add(fold(getattr(country, attr)))
+        out.update(fold(s.name) for s in pycountry.subdivisions.get(country_code="US") or ())
+        return out
+
+    return _safe("the country table (pycountry)", build)
+
+
+def region(value: str) -> bool:
+    """A country or a first-level region ("Portugal", "Texas", "Scotland"): what follows a city as
+    its place, never a part of it."""
+    return fold(value) in _regions()
+
+
+@cache
 def _given_names() -> frozenset[str]:
     return _safe("the given-name list", lambda: _shipped(GIVEN_NAMES))
 

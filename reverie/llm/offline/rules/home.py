@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import known_place, noun
+from ..kinds import known_place, noun, region
 from .core import USER, Filling, rule
-from .lexicon import TECH
+from .lexicon import NOT_NAMES, TECH
 from .phrases import BACKGROUND, OLD, OLDTO, PLACE, VAL, I
 from .values import is_place, is_specific, is_tech, is_unknown_place, place_name
 
@@ -23,7 +23,7 @@ _WE = (
 #: Words that make "I'm in X" a home rather than a visit: a duration, a move, "now", "home",
 #: "local".
 _LASTING = re.compile(
-    r"\b(?:now|since|years?|months|home|local|locally|live|living|based|resident|settled|moved|"
+    r"\b(?:now|since|years?|months|home|local|locally|live|lived|living|based|resident|settled|moved|"
     r"registered|for good)\b",
     re.I,
 )
@@ -44,10 +44,49 @@ def at_home(f: Filling) -> bool:
     ("Busan, Haeundae area"); "I'm in Tokyo" alone may be a visit, and a trip said in the message
     makes it one."""
     rest = f.match.string[f.match.end() :]
+    if part_of_town(rest):  # "we're in Munich, in Schwabing": a home (the city is the line)
+        return no_trip(f)
     where = _WHERE_IN_IT.match(rest)
     country = where.group("c") if where else None
     placed = where is not None and (country is None or is_place(country.strip()))
     return (bool(_LASTING.search(f.match.string)) or placed) and no_trip(f)
+
+
+#: A part of town named after its city, in the words that follow it: "…, in Schwabing", "… —
+#: Leslieville, to be exact", "…, Kilimani side", "…, lived here all my life, Cau Giay district".
+_PART_IN = re.compile(
+    r"\s*(?:,|[—–]|\s-)\s*(?:in |up in |down in |out in )?(?P<p>(?-i:[A-Z])[\w'’-]+"
+    r"(?: (?-i:[A-Z])[\w'’-]+){0,2})"
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so|to be exact|specifically)\b)"
+)
+_PART_NAMED = re.compile(
+    r"(?:^|,)\s*(?:in (?:the )?)?(?P<p>[\w'’-]+(?: [\w'’-]+){0,2}) (?:area|side|neighbou?rhood|"
+    r"district|suburb|quarter)\b"
+)
+
+
+def part_of_town(rest: str) -> str | None:
+    """The part of town said right after a city (``_PART_IN``) or named as one, with its word
+    (``_PART_NAMED``), within the clause; never a place of its own, a time, a noun or a tool."""
+    rest = re.split(r"[.;!?]", rest, maxsplit=1)[0]
+    m = _PART_IN.match(rest)
+    if not m:
+        m = next(
+            (x for x in _PART_NAMED.finditer(rest) if x.start() == 0 or rest[x.start()] == ","),
+            None,
+        )
+    if not m:
+        return None
+    part = m.group("p").strip()
+    words = part.lower().split()
+    if (
+        region(part)
+        or set(words) & (NOT_NAMES | TECH)
+        or (len(words) == 1 and noun(words[0]) and not is_unknown_place(part))
+        or words[0] in ("the", "my", "our", "a", "this", "that", "which", "every", "each")
+    ):
+        return None
+    return place_name(part) if part.islower() else part
 
 
 _TRIP = re.compile(
@@ -132,6 +171,15 @@ def _in_its_city(f: Filling) -> bool:
     return True
 
 
+def _city_then_part(f: Filling) -> bool:
+    """ "kigali kimihurura neighbourhood": the city (as "seoul, gangnam side" gives "Seoul"), its
+    part of town no word of a time or a tool."""
+    part = f.groups["p"].strip()
+    if set(part.lower().split()) & (NOT_NAMES | TECH) or is_place(f"{f.groups['v']} {part}"):
+        return False
+    return no_trip(f)
+
+
 RULES = [
     # "We live in Achrafieh in Beirut", "I live in Lekki, Lagos": a part of town beside a city the
     # gazetteer knows
@@ -191,7 +239,7 @@ RULES = [
     rule(
         r"(?<![\w'’-])(?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,2}) is (?:my |our |now |"
         r"still )*home\b"
-        r"(?! (?:to|of|for)\b)",
+        r"(?! (?:to|of)\b)(?! for (?!(?:me|us)\b))",
         "Lives in {v}",
         {"v": is_place},
     ),
@@ -232,6 +280,22 @@ RULES = [
         "Lives in {v}",
         {"v": is_place},
         finish=at_home,
+    ),
+    # "I'm from Nairobi and still live there, Kilimani side"
+    rule(
+        rf"\bfrom {PLACE},? and (?:i |we )?(?:still |now )?(?:live|stay) (?:there|here)\b",
+        "Lives in {v}",
+        {"v": is_place},
+        finish=no_trip,
+    ),
+    # "im in kigali kimihurura neighbourhood": the city, then its part of town and its word
+    rule(
+        rf"{_WE}(?:'m|'re| am| are) (?:now |currently |still )?(?:in|based in) "
+        r"(?P<v>[\w'’-]+(?: [\w'’-]+)?) (?P<p>[\w'’-]+(?: [\w'’-]+)?) (?:area|side|"
+        r"neighbou?rhood|district|suburb|quarter)\b",
+        "Lives in {v}",
+        {"v": is_place},
+        finish=_city_then_part,
     ),
     rule(
         rf"\b(?:i|we)(?:'ve| have) (?:lived|been living|been) in {PLACE}"
