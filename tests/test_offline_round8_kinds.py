@@ -177,3 +177,27 @@ WITH_REASON_LOOKALIKES = [
 @pytest.mark.parametrize("message", WITH_REASON_LOOKALIKES)
 def test_a_look_alike_of_a_rule_with_its_reason_gives_none(message: str) -> None:
     assert not [f for f in facts(message) if canon(f).target == SOUL], facts(message)
+
+
+# -- a like, then its favourite named in a clause of its own ----------------------------------------
+LIKED_THEN_FAVOURITE = [
+    ("I love highlife, Amakye Dede is my favourite", "Likes highlife"),
+    ("i really like cricket, Kohli is my fav", "Likes cricket"),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), LIKED_THEN_FAVOURITE)
+def test_a_like_is_read_before_the_favourite_named_after_it(message: str, expected: str) -> None:
+    _check(message, [expected])
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "My brother loves highlife, Amakye Dede is his favourite",  # someone else's
+        "I don't love cricket, Kohli is my favourite though",  # a denial
+        "I'd love a coffee, Kenco is my favourite",  # a wish
+    ],
+)
+def test_a_look_alike_of_a_like_before_a_favourite_gives_none(message: str) -> None:
+    _none_of(message, ("Likes",))

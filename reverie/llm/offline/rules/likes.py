@@ -327,6 +327,15 @@ RULES = [
         "Likes {v}",
         {"v": is_about},
     ),
+    # "I love Afrobeats, Burna Boy is my favourite": the liked thing, then its favourite named in a
+    # clause of its own (the favourite's kind is unsaid: no line of it)
+    rule(
+        r"\bi (?:really |also |absolutely |just )?(?:like|love|enjoy|adore) (?P<v>[a-z][\w "
+        r"-]{1,60}?),\s*(?:and\s+)?(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){0,3}(?:'s| is) "
+        r"(?:my|the) (?:all[- ]time )?(?:fav|fave|favorite|favourite)\b",
+        "Likes {v}",
+        {"v": is_thing},
+    ),
     # a list of pastimes, every item a gerund of at most two words: "I love cooking, baking, and
     # gardening"
     rule(
