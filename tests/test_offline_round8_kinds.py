@@ -201,3 +201,34 @@ def test_a_like_is_read_before_the_favourite_named_after_it(message: str, expect
 )
 def test_a_look_alike_of_a_like_before_a_favourite_gives_none(message: str) -> None:
     _none_of(message, ("Likes",))
+
+
+# -- a new job said as a note, without "I" ----------------------------------------------------------
+NEW_JOBS = [
+    (
+        "Just started as a junior analyst at Safaricom, week one!",
+        ["Works as junior analyst", "Works at Safaricom"],
+    ),
+    (
+        "I've just joined Flutterwave as a senior QA engineer",
+        ["Works at Flutterwave", "Works as senior QA engineer"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), NEW_JOBS)
+def test_a_new_job_said_as_a_note_is_read(message: str, expected: list[str]) -> None:
+    _check(message, expected)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "my wife just started as a nurse at St Mary's",  # someone else's
+        "started as a junior dev at Safaricom, now I lead the team",  # a career story
+        "just started at the gym",  # no employer
+        "Just started as a volunteer at the shelter",  # no job
+    ],
+)
+def test_a_look_alike_of_a_new_job_gives_none(message: str) -> None:
+    _none_of(message, ("Works as", "Works at"))

@@ -153,6 +153,10 @@ def student_at(f: Filling) -> bool:
     return True
 
 
+#: Who starts a new job: the user ("I've just joined …"), or no one said at the clause's start
+#: ("Just started as a junior accountant at Deloitte": a note about oneself).
+_NEW_JOB = rf"(?:{I}(?:'ve| have)? (?:just |recently |finally )?|^(?:just |recently )?)"
+
 RULES = [
     # night work: "I work nights as a nurse", "I'm on nights", "…, mostly night shifts."
     rule(
@@ -209,27 +213,27 @@ RULES = [
         change=True,
     ),
     rule(
-        rf"{I}(?:'ve| have)? (?:joined|started at) {PLACE}(?= as an? )",
+        rf"{_NEW_JOB}(?:joined|started at) {PLACE}(?= as an? )",
         "Works at {v}",
         {"v": is_org},
         change=True,
     ),
     rule(
-        rf"{I}(?:'ve| have)? (?:joined|started at) [^,.;]{{1,60}}? as an? {_ROLE}",
+        rf"{_NEW_JOB}(?:joined|started at) [^,.;]{{1,60}}? as an? {_ROLE}",
         "Works as {v}",
         {"v": is_role},
         change=True,
     ),
     # "I started as a data analyst at Standard Bank this month": a new job, title and employer
     rule(
-        rf"{I}(?:'ve| have)? (?:just )?started (?:out )?(?:as|working as) an? {_ROLE}",
+        rf"{_NEW_JOB}started (?:out )?(?:as|working as) an? {_ROLE}",
         "Works as {v}",
         {"v": is_role},
         change=True,
         finish=a_new_start,
     ),
     rule(
-        rf"{I}(?:'ve| have)? (?:just )?started (?:out )?(?:as|working as) an? [^,.;]{{1,50}}? at "
+        rf"{_NEW_JOB}started (?:out )?(?:as|working as) an? [^,.;]{{1,50}}? at "
         rf"{PLACE}",
         "Works at {v}",
         {"v": is_org},
