@@ -62,11 +62,11 @@ def test_a_diet_asked_about_gives_nothing(message: str) -> None:
 SCOPED = [
     (
         "We live in Kampala. So when I ask about markets or transport, assume Kampala.",
-        "Always assume Kampala when the user asks about markets or transport",
+        "Always assume Kampala, when the user asks about markets or transport",
     ),
     (
         "When you explain maths to me, always show every step.",
-        "Always show every step when you explain maths to the user",
+        "Always show every step, when you explain maths to the user",
     ),
 ]
 

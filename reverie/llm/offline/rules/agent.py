@@ -111,7 +111,7 @@ def an_instruction(f: Filling) -> bool:
         return False
     scope = _scope_of(raw, f.message)
     if scope:  # "when you explain grammar, explain in English": the rule holds there only
-        f.values["v3"] = f"{f.values.get('v3') or third_person(raw)} {scope}"
+        f.values["v3"] = f"{f.values.get('v3') or third_person(raw)}, {scope}"
     return True
 
 
