@@ -232,3 +232,24 @@ def test_a_new_job_said_as_a_note_is_read(message: str, expected: list[str]) -> 
 )
 def test_a_look_alike_of_a_new_job_gives_none(message: str) -> None:
     _none_of(message, ("Works as", "Works at"))
+
+
+# -- a fan said as a note ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Kaizer Chiefs fan, obviously", "Likes Kaizer Chiefs"),
+        ("Orlando Pirates fan since i was a kid", "Likes Orlando Pirates"),
+    ],
+)
+def test_a_fan_said_as_a_note_is_a_like(message: str, expected: str) -> None:
+    _check(message, [expected])
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Ceiling fan.", "Desk Fan", "Ceiling fan broke again", "My dad is a Chelsea fan"],
+)
+def test_a_fan_that_is_a_thing_or_someone_elses_gives_none(message: str) -> None:
+    _none_of(message, ("Likes",))
+

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import common_given_name, known_place
+from ..kinds import common_given_name, known_place, noun
 from .core import USER, Filling, rule, word_set
 from .lexicon import INSTRUMENTS, MEDIA, QUALIFIERS, SPORTS
 from .phrases import STOP, VAL
@@ -398,6 +398,15 @@ RULES = [
         {"v": is_pastime},
     ),
     rule(r"^(?P<v>[\w'-]+(?: [\w'-]+)?) fan here\b", "Likes {v}", {"v": is_pastime}),
+    # "Manchester United fan", "Boca Juniors fan since i was a kid": a note, the name capitalised
+    # (a word alone no noun: "Ceiling fan." names no club)
+    rule(
+        r"^(?P<v>(?-i:[A-Z])[\w'’.-]+(?: (?-i:[A-Z])[\w'’.-]+){0,2}) fan"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:since|for|through|all my life)\b)",
+        "Likes {v}",
+        {"v": is_pastime},
+        finish=lambda f: " " in f.groups["v"] or not noun(f.groups["v"].lower()),
+    ),
     # "I'm a total movie fan": a kind of work, liked in the plural
     rule(
         r"\bi(?:'m| am) (?:a )?(?:really )?(?:big|huge|massive|die-?hard|lifelong|total|avid) "
