@@ -253,3 +253,28 @@ def test_a_fan_said_as_a_note_is_a_like(message: str, expected: str) -> None:
 def test_a_fan_that_is_a_thing_or_someone_elses_gives_none(message: str) -> None:
     _none_of(message, ("Likes",))
 
+
+# -- the time zone times are given in ---------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Assume Kenya time for all my reminders", "Assume Kenya time"),
+        ("please default to NZ time for anything time-related", "Assume New Zealand time"),
+        ("use GMT time please", "Assume GMT time"),
+    ],
+)
+def test_a_time_zone_for_the_agent_is_a_rule(message: str, expected: str) -> None:
+    _check(message, [expected], SOUL)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I use Pacific time at work",
+        "Assume Hammer time",
+        "assume the worst time",
+        "my boss uses GMT time",
+    ],
+)
+def test_a_look_alike_of_a_time_zone_rule_gives_none(message: str) -> None:
+    _none_of(message, ("Assume",))

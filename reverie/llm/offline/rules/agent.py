@@ -18,7 +18,7 @@ from .core import SOUL, Filling, Rule, change, rule, rules_of, word_set
 from .lexicon import NOT_NAMES
 from .person import third_person
 from .phrases import NAME
-from .values import is_language, is_name
+from .values import is_language, is_name, is_place
 
 #: How a sentence addressed to the agent opens: an imperative (after "please", "from now on",
 #: "always" …) or a request ("I'd like you to …", "you can …"). "At home we speak Portuguese" is no
@@ -265,6 +265,20 @@ _TITLED = re.compile(
 
 #: A date format as people type it ("DD.MM.YYYY", "yyyy-mm-dd", "dd/mm").
 _DATE_FORMAT = r"(?:dd|mm|yyyy|yy|d|m)(?:[./-](?:dd|mm|yyyy|yy|d|m)){1,2}|iso(?: 8601)?(?: format)?"
+#: A time zone said by its region ("New Zealand", "Pacific", "NZ"; a place the gazetteer knows).
+_ZONE = r"(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+)?"
+_ZONE_NAMES = {"nz": "New Zealand", "uk": "UK", "us": "US"}
+_ZONES = word_set("pacific eastern central mountain atlantic gmt utc cet est pst ist jst aest")
+
+
+def _a_zone(f: Filling) -> bool:
+    """The zone is a region the gazetteer knows or a zone's own name ("Pacific", "GMT"), its short
+    form written out ("NZ" → "New Zealand")."""
+    value = f.values["v"]
+    f.values["v"] = _ZONE_NAMES.get(value.lower(), value)
+    return value.lower() in _ZONES or value.lower() in _ZONE_NAMES or is_place(value)
+
+
 #: Languages code is written in, as named in a request ("TS", "typescript", "C#").
 _CODE_LANGUAGE = (
     r"typescript|ts|javascript|js|python|rust|go|golang|java|kotlin|swift|c#|c\+\+|ruby|php|"
@@ -654,6 +668,14 @@ RULES = [
         "Use {v} units",
         finish=lambda f: bool(f.values.update(v=f.values["v"].lower()) or True),
     ),
+    # "Assume New Zealand time", "please default to NZ time for anything time-related": the time
+    # zone times are given in
+    rule(
+        rf"{TO_AGENT}(?:assume|default to|use|go by) (?P<v>{_ZONE}) time"
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|for|when|whenever|always|from now on|unless)\b)",
+        "Assume {v} time",
+        finish=_a_zone,
+    ),
     # "Please leave the emojis out of your replies"
     rule(
         rf"{TO_AGENT}(?:leave|keep) (?:the |all )?(?P<v>{_BANNED}) out\b",
@@ -716,6 +738,7 @@ CANON = [
     (r"^(Explain things simply)$", SOUL, None),
     (r"^Dates as (.+)$", SOUL, "dates"),
     (r"^Code examples in (.+)$", SOUL, "code language"),
+    (r"^Assume (.+) time$", SOUL, "time zone"),
 ]
 
 
