@@ -508,6 +508,18 @@ RULES = [
         "permanent",
         finish=spouse,
     ),
+    # engaged, the partner named first: "Daniela and I got engaged!!", "Emma and I just got
+    # engaged last night" (never "Sam and Jo got engaged": the user is one of the two)
+    rule(
+        r"(?:^|[,.;!]\s*|\b(?:so|and|guess what|news)[,:!]?\s+)"
+        rf"(?:my (?:gf|bf|girlfriend|boyfriend|partner) )?{NAME} and (?:i|me) "
+        r"(?:just |finally |officially |recently )?(?:got|are|'re) "
+        r"engaged\b",
+        "Engaged to {v}",
+        {"v": is_name},
+        "permanent",
+        finish=spouse,
+    ),
     # a child born, named: "baby girl Amara was born last week", "we welcomed a baby boy, Leo"
     rule(
         rf"(?<!'s )\bbaby (?P<k>girl|boy),? (?:named |called )?{NAME},? "

@@ -308,7 +308,7 @@ RULES = [
     rule(
         r"^(?:(?:so|and|but|welp|well|ok|okay|lol|haha|update)[,!:]? )?(?:i(?:'ve| have)? )?"
         r"(?:finally |officially |kinda |basically )?(?:dropped|quit(?: learning)?|gave up(?: on)?|"
-        r"given up(?: on)?|stopped learning|stopped studying) "
+        r"given up(?: on)?|stopped(?: learning| studying)?) "
         r"(?P<v>[A-Za-z]+)\b",
         "No longer learning {v}",
         {"v": a_language},
@@ -361,7 +361,9 @@ CANON = [
 
 #: A language given up in the message ("gave up on spanish"): the next one named is taken up.
 _GAVE_UP = re.compile(
-    r"\b(?:dropped|quit|gave up(?: on)?|given up(?: on)?|stopped learning|stopped studying) "
+    r"(?:^|\bi(?:'ve| have)? |[,.;!:]\s*)(?:(?:so|and|but|well|welp|ok|okay|update)[,!:]? )?"
+    r"(?:finally |officially |just |kinda |basically )?(?:dropped|quit|gave up(?: on)?|"
+    r"given up(?: on)?|stopped(?: learning| studying)?) "
     r"[A-Za-z]+\b",
     re.I,
 )

@@ -92,6 +92,25 @@ _NEXT_CLAUSE = re.compile(
 )
 
 
+#: A team's rule said anew after a vote or a decision, with the words of a rule in it ("needs",
+#: "must", "only", "no …"): "the team voted yesterday, PRs under 50 lines only need one approval
+#: now", "we agreed: no deploys on Fridays".
+TEAM_RULE_CHANGED = (
+    r"^(?:(?:so|fyi|heads up|update|btw|oh)[,:!]?\s+)?(?:the team|we|our team)(?: all)? "
+    r"(?:voted|agreed|decided)(?: (?:yesterday|today|last week|this week|on (?:mon|tues|wednes|"
+    r"thurs|fri)day))?(?:,|:| that)\s*"
+    r"(?P<v>(?=[^.;!?]*\b(?:needs?|must|should|requires?|only|always|never|no)\b)[^.;!?]{8,120}?)"
+    r"\s*[.!]?$"
+)
+
+
+def a_rule_anew(f: Filling) -> bool:
+    """The new rule as said, less the "now" that marks it new ("… only need one approval now")."""
+    keep_at(f)
+    f.values["v"] = re.sub(r"\s+(?:now|from now on|going forward)$", "", f.values["v"])
+    return True
+
+
 def keep_at(f: Filling) -> bool:
     """A cadence keeps its "at": "at 9:30 every day"; a time said in words is written in digits
     ("at ten in the morning" → "at 10am"), the verb of "we do retro …" is left out, and the
@@ -272,6 +291,19 @@ def is_tool_list(value: str) -> bool:
 def _a_tool_no_place(value: str) -> bool:
     """A tool a team moves to, never a town it moves to ("we moved from Bombay to Pune")."""
     return is_tool(value) and not is_place(value)
+
+
+#: A message that says a choice of tool changed.
+_SWITCH_CUE = re.compile(
+    r"\b(?:switching|switch|scratch that|instead|actually|change of plan|changed (?:our|my) "
+    r"minds?|migrating|moving)\b",
+    re.I,
+)
+
+
+def switch_said(f: Filling) -> bool:
+    """Only in a message that says the choice changed."""
+    return bool(_SWITCH_CUE.search(f.message or f.match.string))
 
 
 def a_database(value: str) -> bool:
@@ -501,6 +533,21 @@ RULES = [
         {"v": a_database},
         change=True,
     ),
+    # a tool switched to, said in progress or as someone's call, in a message that says it
+    # changes ("scratch that, the team lead wants PostgreSQL, we're switching", "we're switching
+    # to Postgres"): the one database line of the file is the old one (``engine``)
+    rule(
+        r"\b(?:we(?:'re| are)(?: now| finally)? (?:switching|moving|migrating) (?:over )?to|"
+        r"(?:the |our )?(?:team lead|tech lead|lead|cto|boss|client|architect|manager|team) "
+        r"(?:now )?(?:wants?|prefers?|picked|chose|decided on|insists on)) "
+        r"(?P<v>[^,.;:!?()]{1,40}?)"
+        r"(?=\s*(?:[,.;!?—–]|$)|\s+(?:instead|for|now|then|so|and)\b)",
+        "Uses {v}",
+        {"v": a_database},
+        "correction",
+        change=True,
+        finish=switch_said,
+    ),
     # "we switched the analytics service to ClickHouse"
     rule(
         r"\bwe(?:'ve| have)? (?:now |just )?(?:switched|moved|migrated) (?:the |our "
@@ -517,6 +564,16 @@ RULES = [
         "Uses {t} {v}",
         {"t": is_tech},
         finish=capital_tool,
+    ),
+    # a team rule changed by a vote or a decision: "the team voted yesterday, PRs under 50 lines
+    # only need one approval now" (the old agreement on the same thing leaves: ``changes``)
+    rule(
+        TEAM_RULE_CHANGED,
+        "Team agreement: {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_rule_anew,
     ),
     # "Team agreement: every PR needs two approvals" (a label of the user's)
     rule(r"^team agreement: (?P<v>.{5,160}?)\s*[.!]?$", "Team agreement: {v}", finish=keep_at),

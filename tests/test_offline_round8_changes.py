@@ -1,0 +1,192 @@
+"""Issue 36, eighth round: the corrections the first runs of N and O left stale, as classes (a new
+value in a one-value slot said with a cue of change, an ending said beside it), and recall in the
+kinds of family (a list of children with names and ages). The sentences are written for these
+tests, not taken from the corpus; each class has look-alikes that must keep their line or give
+nothing. A real Dream runs only where a line must leave (or stay): one case per class of
+correction; the rest is read by ``extract_facts``.
+"""
+
+from __future__ import annotations
+
+import offline_statements as st
+import pytest
+
+from reverie.llm.offline.rules import extract_facts
+
+
+def facts(message: str) -> list[str]:
+    return [f.text for f in extract_facts(message, st.SAID_ON)]
+
+
+# -- corrections, each through a real Dream: the old line leaves for the archive where why finds it
+# (turns, the old line, the new line or None)
+RETIRED = [
+    # a move to a town whose first word reads as a tool's ("Port …")
+    (
+        ("I live in Enugu.", "Actually we moved to Port Elizabeth in March for my wife's work."),
+        "Lives in Enugu",
+        "Lives in Port Elizabeth",
+    ),
+    # the move "ended up" in, typed in lower case with "btw" after it
+    (
+        ("Based in Osaka.", "we ended up moving to nara btw, cheaper rent"),
+        "Lives in Osaka",
+        "Lives in Nara",
+    ),
+    # the old home said to be left, the move's subject left out, after an opener
+    (
+        ("I live in Kano.", "oh and update, im not in kano anymore, relocated to port harcourt"),
+        "Lives in Kano",
+        "Lives in Port Harcourt",
+    ),
+    # a database chosen by someone else, with "scratch that … we're switching"
+    (
+        (
+            "We're using MongoDB for the booking app.",
+            "scratch that, our CTO wants PostgreSQL, we're switching",
+        ),
+        "Uses MongoDB for the booking app",
+        "Uses PostgreSQL",
+    ),
+    # a host migrated off, "ended up migrating"
+    (
+        ("We host everything on Netlify.", "We ended up migrating off Netlify to Vercel in May."),
+        "Hosted on Netlify",
+        "Hosted on Vercel",
+    ),
+    # a version bumped for a named part of the project
+    (
+        ("Our backend is on Node 18.", "we bumped the backend to Node 22 last week"),
+        "Uses Node 18",
+        "Uses Node 22",
+    ),
+    # a deadline said as "new deadline <date>" with no verb
+    (
+        ("The grant report deadline is 3 June.", "Funder extended it, new deadline 24 June."),
+        "Deadline for grant report: 2027-06-03",
+        "Deadline for grant report: 2027-06-24",
+    ),
+    # a language given up as "stopped", the new one "switched to"
+    (
+        ("I'm learning Italian.", "stopped italian, switched to greek because of my in-laws"),
+        "Is learning Italian",
+        "Is learning Greek",
+    ),
+    # engaged to the girlfriend named first
+    (
+        ("My girlfriend Lucia is a vet.", "Lucia and I got engaged on Sunday!!"),
+        "Has a girlfriend named Lucia",
+        "Engaged to Lucia",
+    ),
+    # the name to call the user by, said anew: the agent's old line leaves too
+    (
+        ("Call me Katherine.", "actually just Kate is fine, that's what my friends use"),
+        "Call the user Katherine",
+        "Goes by Kate",
+    ),
+    # the reply language "fine again"
+    (
+        ("Please answer in German.", "Actually English is fine again, the exam is over."),
+        "Reply in German",
+        "Reply in English",
+    ),
+    # a meeting "'s moving", after "turns out"
+    (
+        ("Our retro is at 4pm.", "Turns out retro's moving to 2:30 from next sprint."),
+        "Team cadence: retro at 4pm",
+        "Team cadence: retro at 2:30",
+    ),
+    # an allergy that was a wrong label
+    (
+        ("I'm allergic to latex.", "Turns out I'm not allergic to latex, the rash was from soap."),
+        "Allergic to latex",
+        None,
+    ),
+    # a team rule changed by a vote: the old agreement on the same thing
+    (
+        (
+            "Team rule: every merge request needs two reviewers.",
+            "the team voted, small merge requests only need one reviewer now",
+        ),
+        "Team agreement: every merge request needs two reviewers",
+        "Team agreement: small merge requests only need one reviewer",
+    ),
+]
+
+
+@pytest.mark.parametrize(("turns", "old", "new"), RETIRED)
+def test_a_correction_retires_the_old_line_where_why_finds_it(
+    tmp_path, turns: tuple[str, ...], old: str, new: str | None
+) -> None:
+    run = st.run_item(st.Item("T-11", "T", "correction", None, turns, (), ()), tmp_path)
+    lines = [line for _, line in run.lines]
+    assert old not in lines, lines
+    assert new is None or new in lines, lines
+    assert run.why_finds.get(old), (run.why_finds, run.archive)
+
+
+# (turns, the line that must stay): what only looks like one of those changes
+KEPT = [
+    # someone else got engaged
+    (
+        ("My girlfriend Lucia is a vet.", "Sam and Jo got engaged on Sunday!!"),
+        "Has a girlfriend named Lucia",
+    ),
+    # another team rule voted on: nothing shared with the old one
+    (
+        (
+            "Team rule: every merge request needs two reviewers.",
+            "the team voted, no meetings on Fridays now",
+        ),
+        "Team agreement: every merge request needs two reviewers",
+    ),
+    # a name someone else calls the user, said with no correction
+    (("Call me Katherine.", "my brother calls me Kit"), "Call the user Katherine"),
+]
+
+
+@pytest.mark.parametrize(("turns", "kept"), KEPT)
+def test_what_only_looks_like_a_correction_keeps_the_line(
+    tmp_path, turns: tuple[str, ...], kept: str
+) -> None:
+    run = st.run_item(st.Item("T-12", "T", "negative", None, turns, (), ()), tmp_path)
+    assert kept in [line for _, line in run.lines], run.lines
+
+
+# -- the shapes read, by extract_facts: (message, facts it must give)
+SHAPES = [
+    ("I moved to Port Louis last year.", ["Lives in Port Louis"]),
+    ("we ended up moving to kobe btw", ["Lives in Kobe"]),
+    ("We ended up migrating off Heroku to Fly.io", ["Now: swap Fly.io; said: Heroku"]),
+    ("we bumped the API to Go 1.22", ["Now: version Go 1.22"]),
+    ("new deadline 9 March", ["Now: date 2027-03-09"]),
+    ("standup's moving to 9:45", ["Now: time 9:45 standup"]),
+    ("stopped french, doing spanish now", ["No longer learning French", "Is learning Spanish"]),
+    ("Tom and I got engaged last night", ["Engaged to Tom"]),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), SHAPES)
+def test_a_shape_of_a_class_is_read(message: str, expected: list[str]) -> None:
+    got = facts(message)
+    assert all(e in got for e in expected), got
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # someone else's move, or a tool moved to
+        "My cousin moved to Port Harcourt",
+        "when we moved to Port Harcourt the kids were small",
+        "we ended up moving to azure",
+        # a wish of someone's with no switch said
+        "the client wants Postgres",
+        # someone else gave up a language
+        "My son stopped german, switched to dutch",
+        # a short name praised, not a name for the user
+        "honestly just pasta is fine",
+    ],
+)
+def test_look_alikes_of_those_shapes_give_no_line(message: str) -> None:
+    got = facts(message)
+    assert not [f for f in got if not f.startswith(("Gone:", "Now:"))], got
