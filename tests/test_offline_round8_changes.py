@@ -163,6 +163,27 @@ SHAPES = [
     ("standup's moving to 9:45", ["Now: time 9:45 standup"]),
     ("stopped french, doing spanish now", ["No longer learning French", "Is learning Spanish"]),
     ("Tom and I got engaged last night", ["Engaged to Tom"]),
+    # a list of the user's children: each child whose sex is said, and the count
+    (
+        "my kids are nia, shes 9, and tunde who is 6",
+        ["Has a daughter named Nia", "Has two children"],
+    ),
+    (
+        "We have two girls, Ines who's 8 and Clara who's 5.",
+        ["Has a daughter named Ines", "Has a daughter named Clara", "Has two daughters"],
+    ),
+    (
+        "got twin boys omar and ali, theyre 4",
+        ["Has a son named Omar", "Has a son named Ali", "Has two sons"],
+    ),
+    (
+        "I've got two boys, Theo who's 10 and in year 5, and Max who's 7.",
+        ["Has a son named Theo", "Has a son named Max"],
+    ),
+    (
+        "me and my wife anna have two kids luis is eight and eva is six",
+        ["Has two children"],
+    ),
 ]
 
 
@@ -175,6 +196,10 @@ def test_a_shape_of_a_class_is_read(message: str, expected: list[str]) -> None:
 @pytest.mark.parametrize(
     "message",
     [
+        # someone else's children, or no list of names
+        "my sister has two kids, Tom and Ann",
+        "the kids are Tom and Ann",
+        "Our kids are grown now",
         # someone else's move, or a tool moved to
         "My cousin moved to Port Harcourt",
         "when we moved to Port Harcourt the kids were small",
