@@ -174,7 +174,7 @@ SHAPES = [
     ),
     (
         "got twin boys omar and ali, theyre 4",
-        ["Has a son named Omar", "Has a son named Ali", "Has two sons"],
+        ["Has a son named Omar", "Has a son named Ali"],
     ),
     (
         "I've got two boys, Theo who's 10 and in year 5, and Max who's 7.",
@@ -215,3 +215,73 @@ def test_a_shape_of_a_class_is_read(message: str, expected: list[str]) -> None:
 def test_look_alikes_of_those_shapes_give_no_line(message: str) -> None:
     got = facts(message)
     assert not [f for f in got if not f.startswith(("Gone:", "Now:"))], got
+
+
+# -- languages as items of a list, each with its level: (message, facts it must give)
+LANGUAGE_ITEMS = [
+    (
+        "Native Tagalog, fluent English, Spanish intermediate.",
+        ["Native language: Tagalog", "Speaks fluent English", "Speaks intermediate Spanish"],
+    ),
+    (
+        "my languages: greek native, english fluent",
+        ["Native language: Greek", "Speaks fluent English"],
+    ),
+    (
+        "first language is Igbo, fluent in French, learning Portuguese",
+        ["Native language: Igbo", "Speaks fluent French", "Is learning Portuguese"],
+    ),
+    ("Mother tongue is Amharic but I work in English", ["Native language: Amharic"]),
+    ("Conversational Korean, basic Thai", ["Speaks conversational Korean", "Speaks basic Thai"]),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), LANGUAGE_ITEMS)
+def test_languages_said_as_a_list_with_levels(message: str, expected: list[str]) -> None:
+    got = facts(message)
+    assert all(e in got for e in expected), got
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I'm a Kyoto native",  # a place, not a language
+        "my son is fluent in French",  # someone else's
+        "we need fluent English speakers",
+        "She's a native English speaker",
+        "English native speakers are hard to find",
+        "I met Anna, learning French at the institute",  # no list of the user's languages
+    ],
+)
+def test_look_alikes_of_a_language_list_give_nothing(message: str) -> None:
+    assert facts(message) == []
+
+
+# -- a meeting's time with a time zone's abbreviation, or said in words after "is"
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("daily standup 9.15am WAT", "Team cadence: Daily standup 9:15am"),
+        ("daily standup 8.45am CET mon-fri", "Team cadence: Daily standup 8:45am on weekdays"),
+        ("team sync 10:30 PST, weekdays", "Team cadence: Team sync 10:30 on weekdays"),
+    ],
+)
+def test_a_meeting_with_a_time_zone_abbreviation_is_read(message: str, expected: str) -> None:
+    assert expected in facts(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "standup 9:30 ABC daily",  # no time zone
+        "standup at 9:30 EST tomorrow",  # once, not a cadence
+    ],
+)
+def test_look_alikes_of_a_meeting_with_a_zone_give_nothing(message: str) -> None:
+    assert not [f for f in facts(message) if f.startswith("Team cadence")]
+
+
+def test_twins_are_named_not_counted() -> None:
+    # "twins" says more than "two": the names are the lines, no count beside them
+    got = facts("we have twin girls, Noor and Lina, theyre 5")
+    assert "Has a daughter named Noor" in got and "Has two daughters" not in got, got

@@ -28,7 +28,7 @@ from .health import is_allergen
 from .lexicon import TECH
 from .phrases import BACKGROUND, NAME, PROMOTED
 from .project import TEAM_RULE_CHANGED, a_rule_anew
-from .values import is_language, is_place, is_tech, place_name
+from .values import is_language, is_name, is_place, is_tech, place_name
 
 __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read_values"]
 
@@ -281,9 +281,15 @@ _NAME_CUE = re.compile(
 )
 
 
+#: Titles said before a surname ("call me Dr. Okafor"): no name to call the user by.
+_TITLES = frozenset("dr mr mrs ms miss prof professor sir madam dame lord lady rev".split())
+
+
 def a_name_corrected(f: Filling) -> bool:
     """A name to call the user by, in a message that says it corrects the one used before."""
     f.values["v"] = f.groups.get("v") or f.groups.get("w", "")
+    if not is_name(f.values["v"]) or f.values["v"].lower() in _TITLES:
+        return False  # "call me Dr. Okafor": a title, no name to call the user by
     return bool(_NAME_CUE.search(f.message or f.match.string)) and said(f)
 
 

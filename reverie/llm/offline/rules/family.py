@@ -381,7 +381,10 @@ def children_listed(f: Filling) -> bool:
     ]
     n = (f.groups.get("n") or f.groups.get("n2") or "").lower()
     count = {"two": 2, "three": 3, "four": 4}.get(n) or (int(n) if n.isdigit() else 0)
-    if len(members) >= 2 and count in (0, len(members)):
+    # the count, when said as children, sons or daughters ("twins" and "teenagers" say more than
+    # a number: their line is the names')
+    plain = kind not in ("twins", "teenagers") and not f.groups.get("t")
+    if plain and len(members) >= 2 and count in (0, len(members)):
         many = {"son": "sons", "daughter": "daughters"}.get(_ONE_OF.get(kind, ""), "children")
         lines.append(f"Has {_COUNT_WORD.get(len(members), str(len(members)))} {many}")
     if not lines:
@@ -391,15 +394,6 @@ def children_listed(f: Filling) -> bool:
 
 
 RULES = [
-    # a list of the user's children, named (``children_listed``)
-    rule(
-        _KIDS_HEAD,
-        "{v}",
-        None,
-        "permanent",
-        finish=children_listed,
-        split=lambda text: text.split("\n"),
-    ),
     # custody and its rhythm: "My ex and I share custody of our daughter Zoe", "i have my son
     # every other weekend", "they're with me every other week" (in a message about children)
     rule(
@@ -670,6 +664,16 @@ RULES = [
         None,
         "permanent",
         finish=child_born,
+    ),
+    # a list of the user's children, named (``children_listed``; after the rules
+    # of one child, so that a clause they read is still read by it: one line per child)
+    rule(
+        _KIDS_HEAD,
+        "{v}",
+        None,
+        "permanent",
+        finish=children_listed,
+        split=lambda text: text.split("\n"),
     ),
 ]
 
