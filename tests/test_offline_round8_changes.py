@@ -285,3 +285,61 @@ def test_twins_are_named_not_counted() -> None:
     # "twins" says more than "two": the names are the lines, no count beside them
     got = facts("we have twin girls, Noor and Lina, theyre 5")
     assert "Has a daughter named Noor" in got and "Has two daughters" not in got, got
+
+
+# -- a stack said as "X is Y" part after part, and where it is deployed
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Backend is Flask, frontend is Svelte 4", ["Uses Flask", "Uses Svelte 4"]),
+        (
+            "backend is Laravel 11 with MySQL 8, deployed on a Linode server",
+            ["Uses Laravel 11", "Uses MySQL 8", "Deployed on a Linode server"],
+        ),
+    ],
+)
+def test_a_stack_said_part_after_part_is_read(message: str, expected: list[str]) -> None:
+    got = facts(message)
+    assert all(e in got for e in expected), got
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "my brother's backend is Rails, frontend is React",  # someone else's stack
+        "backend is Django, deployed on a farm",  # no host
+    ],
+)
+def test_look_alikes_of_a_stack_give_no_other_part(message: str) -> None:
+    got = facts(message)
+    assert "Uses React" not in got and not [f for f in got if f.startswith("Deployed")], got
+
+
+# -- a release's cadence, and a code freeze said by the release it comes before
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        (
+            "We deploy to production every other Tuesday, code freeze is the Monday before.",
+            [
+                "Team cadence: deploy to production every other Tuesday",
+                "Team cadence: code freeze on the Monday before each release",
+            ],
+        ),
+        ("prod release is every second friday", ["Team cadence: prod release every second friday"]),
+    ],
+)
+def test_a_release_cadence_and_its_freeze_are_read(message: str, expected: list[str]) -> None:
+    got = facts(message)
+    assert all(e in got for e in expected), got
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "code freeze is the Wednesday before",  # before what: no release said
+        "my sister said the freeze is the Friday before, they release every month",
+    ],
+)
+def test_a_freeze_with_no_release_of_the_users_gives_nothing(message: str) -> None:
+    assert not [f for f in facts(message) if "freeze" in f], facts(message)

@@ -293,6 +293,39 @@ def _a_tool_no_place(value: str) -> bool:
     return is_tool(value) and not is_place(value)
 
 
+#: A machine of a host, said after its name ("a DigitalOcean droplet", "a Hetzner VPS").
+_MACHINE = r"(?:droplet|server|vps|VPS|instance|box|cluster|vm|VM)"
+
+
+def a_host(value: str) -> bool:
+    """A technology, said with its machine ("a DigitalOcean droplet") or alone ("AWS ECS")."""
+    return is_tech(re.sub(rf"^an? |\s+{_MACHINE}$", "", value.split(" with ")[0]))
+
+
+#: Releases said to recur ("we release every second Thursday", "prod release is every other
+#: thursday").
+_RELEASES = re.compile(
+    rf"\b(?:release|ship|deploy)s?\b[^.;!?]{{0,40}}?\b(?:{CADENCE}|on the (?:first|last))", re.I
+)
+
+
+def a_freeze_before(f: Filling) -> bool:
+    """A freeze before a release, in a message that says when releases are."""
+    f.values["d"] = f.groups.get("d", "").capitalize()
+    return bool(_RELEASES.search(f.message or f.match.string))
+
+
+#: A clause that opens with a part of the user's stack ("Backend is …", "our frontend …").
+_OUR_PART = re.compile(rf"^(?:(?:the|our|all our|my)\s)?(?:[a-z-]+ )?{_PART}\b", re.I)
+
+
+def a_part_of_ours(f: Filling) -> bool:
+    """A part named after a comma ("…, frontend is Vue 3") only after a part of the user's own
+    ("Backend is FastAPI, …"; never "my sister's backend is Rails, frontend is React")."""
+    before = f.match.string[: f.match.start()]
+    return not before.rstrip().endswith((",", ";", ", and")) or bool(_OUR_PART.match(before))
+
+
 #: A message that says a choice of tool changed.
 _SWITCH_CUE = re.compile(
     r"\b(?:switching|switch|scratch that|instead|actually|change of plan|changed (?:our|my) "
@@ -409,15 +442,25 @@ RULES = [
         finish=keep_at,
     ),
     rule(
-        r"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|"
-        r"pair|"
+        r"^(?:we|our team|the team) (?P<v>(?:(?:deploy|release|ship)(?: to (?:production|prod|"
+        r"staging|the app store|customers))?|meet|demo|plan|sync|review code|pair|"
         rf"(?:do|have|hold|run) {_TEAM_EVENT}) (?:{CADENCE})[^.;!?]{{0,40}}?)"
-        r"\s*[.!]?$",
+        r"\s*(?:[.!]?$|(?=,\s*(?:(?:and )?(?:the )?(?:code )?freeze|and the|so|but)\b))",
         "Team cadence: {v}",
         finish=keep_at,
     ),
+    # a code freeze said by the release it comes before: "…, code freeze is the Wednesday before"
+    # (in a message that says when releases are)
     rule(
-        r"^(?:our |my )?(?P<e>(?:team |weekly |monthly )?(?:daily standup|standup|stand-up|retro|"
+        r"(?:^|,\s*|\band\s+)(?:the )?(?:code )?freeze (?:is )?(?:on )?the (?P<d>(?:mon|tues|"
+        r"wednes|thurs|fri|satur|sun)day) before(?: (?:it|each release|every release|the "
+        r"release))?(?=\s*(?:[,.;!]|$))",
+        "Team cadence: code freeze on the {d} before each release",
+        finish=a_freeze_before,
+    ),
+    rule(
+        r"^(?:our |my )?(?P<e>(?:team |weekly |monthly |prod |production )?(?:daily standup|"
+        r"standup|stand-up|retro|"
         r"retrospective|sprint planning|"
         r"planning|demo|"
         r"sync|releases?|deploys?|deployments?|sprints?|check-in|check in|staff meeting|team "
@@ -489,9 +532,10 @@ RULES = [
     # "Our backend runs on Django 5 with PostgreSQL 16", "The mobile app is Flutter 3.22, Riverpod
     # …",
     # "backend is kotlin + spring boot 3", "All our infra is Terraform on AWS", "Client portal is
-    # Next.js 14"
+    # Next.js 14", and the next part after a comma ("Backend is FastAPI, frontend is Vue 3")
     rule(
-        rf"(?:^|\b(?:the|our|all our|my)\s)(?:[a-z-]+ )?{_PART}(?: for (?:my|our|the) [a-z "
+        rf"(?:^|(?<=[,;] )(?:and )?|\b(?:the|our|all our|my)\s)(?:[a-z-]+ )?{_PART}"
+        r"(?: for (?:my|our|the) [a-z "
         rf"]{{2,30}}?)?(?:'s)? "
         rf"(?:is built (?:with|on|in|using)|is on|lives in|is|=) "
         rf"{_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:is|we|our|it|the)|but|so|because|for "
@@ -499,6 +543,7 @@ RULES = [
         "Uses {v}",
         {"v": is_tech_list},
         split=each_tool,
+        finish=a_part_of_ours,
     ),
     rule(
         rf"\b(?:we(?:'re| are)|we)\s+(?:now |currently |still )?(?:(?:fully|completely|all|"
@@ -676,10 +721,10 @@ RULES = [
     rule(
         r"(?:\bwe (?P<k>deploy|host) (?:it |everything |the app |our app |all |them )?|"
         r", (?P<k2>deployed|hosted) )(?:on|to|with) "
-        rf"(?P<v>{_A_TOOL}(?: with {_A_TOOL})?)"
+        rf"(?P<v>(?:an? )?{_A_TOOL}(?: {_MACHINE})?(?: with {_A_TOOL})?)"
         r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|now|to)\b)",
         "Deployed on {v}",
-        {"v": lambda v: is_tech(v.split(" with ")[0])},
+        {"v": a_host},
         finish=deployed,
     ),
 ]
