@@ -229,7 +229,11 @@ def deployed(f: Filling) -> bool:
     if second and not is_tech(second):
         second = ""  # "on Hetzner with my team": the team is no tool
     f.values["v"] = " with ".join(
-        " ".join(w[:1].upper() + w[1:] for w in t.split()) if t.islower() else t
+        " ".join(
+            w if re.fullmatch(rf"an?|{_MACHINE}", w) else w[:1].upper() + w[1:] for w in t.split()
+        )
+        if t.islower()
+        else t
         for t in (first, second)
         if t
     )
