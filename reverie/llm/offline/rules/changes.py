@@ -25,15 +25,17 @@ from collections.abc import Callable
 from ..kinds import fold, known_place, noun
 from .core import USER, Fact, Filling, change, rule, rules_of
 from .health import is_allergen
+from .lexicon import TECH
 from .phrases import BACKGROUND, NAME, PROMOTED
-from .values import is_language, is_place, is_tech, place_name
+from .project import TEAM_RULE_CHANGED, a_rule_anew
+from .values import is_language, is_name, is_place, is_tech, place_name
 
 __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read_values"]
 
 #: How an ended attribute is said; the fact it gives (never a file's line).
 GONE = re.compile(
     r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|format|never|"
-    r"cadence|"
+    r"cadence|courting|called|agreement|"
     r"learning|like|line|about)"
     r"(?: (?P<v>[^;]+?))?"
     r"(?:; said: (?P<h>.*))?$"
@@ -92,7 +94,8 @@ def a_home_move(f: Filling) -> bool:
 #: What follows a new home said in lower case: a reason or a time ("we just moved to moncton for
 #: my wife's new job", "… last month"), or nothing.
 _HOME_TAIL = re.compile(
-    r"^\s*(?:[,.;!]|$|(?:for (?:my|our|his|her|their) (?:\w+(?:'?s)? )?(?:new )?(?:job|work|"
+    r"^\s*(?:[,.;!—–]|$|(?:btw|fyi|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b|"
+    r"(?:for (?:my|our|his|her|their) (?:\w+(?:'?s)? )?(?:new )?(?:job|work|"
     r"studies|school|uni|university|family|kids|partner|wife|husband)|last (?:week|month|year|"
     r"spring|summer|autumn|fall|winter)|this (?:week|month|year)|a (?:few|couple of) (?:weeks|"
     r"months) ago|recently|with (?:the|my|our) (?:kids|family|wife|husband|partner|children))\b)",
@@ -121,6 +124,40 @@ def a_lower_case_home(f: Filling) -> bool:
         return False
     f.values["v"] = place_name(place)
     return known_place(place) and not _LONG_AGO.search(f.message or f.match.string)
+
+
+#: The old home said to be left, before a move whose subject is left out ("I'm not in abuja
+#: anymore, relocated to port harcourt"): the clause opens with the user.
+_LEFT_HOME = (
+    r"(?:i'm|im|i am|we're|we are) (?:no longer (?:living |based )?in [^,;.]{2,40}|not (?:living |"
+    r"based )?in [^,;.]{2,40}? any ?more)[,;]\s+"
+)
+#: The user's own move, done or ended up in ("moved", "relocated", "ended up moving").
+_MOVED_HOME = r"(?:moved|relocated|ended up (?:moving|relocating))"
+
+
+def a_home_move_to(f: Filling) -> bool:
+    """A capitalised place one moves to, never a tool ("moved to Leeds", not "moved to Vite")."""
+    place = f.groups.get("v", "")
+    return place[:1].isupper() and is_place(place) and not is_tech(place)
+
+
+def a_home_after_left(f: Filling) -> bool:
+    """The new home after the old one is left: capitalised, typed in lower case, or a name of
+    several words the gazetteer knows whole ("port harcourt")."""
+    if a_home_move_to(f) or a_lower_case_home(f):
+        return True
+    return len(f.groups.get("v", "").split()) > 1 and a_home_named_whole(f)
+
+
+def a_home_named_whole(f: Filling) -> bool:
+    """A place of several capitalised words the gazetteer knows by its whole name and no
+    technology's head word starts ("Port Harcourt"; never "Python Django"); never a move told as
+    the time of something else."""
+    place = f.groups.get("v", "")
+    if place.split()[0].lower() in TECH or not known_place(place) or not is_place(place):
+        return False
+    return not re.search(BACKGROUND, f.match.string[: f.match.start()], re.I)
 
 
 _GIVEN = r"(?-i:[A-Z])[\w'’-]+"
@@ -234,6 +271,26 @@ def a_cadence(f: Filling) -> bool:
 def a_ban(f: Filling) -> bool:
     f.values["v"] = f.groups.get("v") or f.groups.get("w", "")
     return said(f)
+
+
+#: A cue of correction for a name said anew (a first "call me X" ends nothing).
+_NAME_CUE = re.compile(
+    r"\b(?:actually|sorry|instead|rather|prefer|not|no|wait|changed my mind|from now on|"
+    r"going forward|these days|now)\b",
+    re.I,
+)
+
+
+#: Titles said before a surname ("call me Dr. Okafor"): no name to call the user by.
+_TITLES = frozenset("dr mr mrs ms miss prof professor sir madam dame lord lady rev".split())
+
+
+def a_name_corrected(f: Filling) -> bool:
+    """A name to call the user by, in a message that says it corrects the one used before."""
+    f.values["v"] = f.groups.get("v") or f.groups.get("w", "")
+    if not is_name(f.values["v"]) or f.values["v"].lower() in _TITLES:
+        return False  # "call me Dr. Okafor": a title, no name to call the user by
+    return bool(_NAME_CUE.search(f.message or f.match.string)) and said(f)
 
 
 def a_tool(f: Filling) -> bool:
@@ -523,8 +580,8 @@ RULES = [
         finish=allergen_narrowed,
     ),
     change(
-        r"\bi(?:'m| am) not (?:actually )?allergic to (?P<v>[a-z][a-z ]{1,30}?)"
-        r"(?= (?:anymore|any more|after all)\b)",
+        r"\bi(?:'m| am) not (?:actually |really |even )?allergic to (?P<v>[a-z][a-z ]{1,30}?)"
+        r"(?= (?:anymore|any more|after all)\b|\s*(?:[,.;!—–]|$))",
         "Gone: allergy {v}",
         negative=True,
         finish=allergen,
@@ -613,14 +670,39 @@ _NOT_A_BABY = (
 RULES += [
     # a home typed in lower case after a move: "we just moved to moncton for my wife's new job"
     rule(
-        r"\b(?:i|we)(?:'ve| have)?(?: just| finally| recently| officially)? (?:moved|relocated) "
+        rf"\b(?:i|we)(?:'ve| have)?(?: just| finally| recently| officially)? {_MOVED_HOME} "
         r"(?:back |over |down |up )?to (?P<v>[a-z][a-z'’-]+(?: [a-z][a-z'’-]+){0,2}?)"
-        r"(?=\s*(?:[,.;!]|$)|\s+(?:for|last|this|a|recently|with)\b)",
+        r"(?=\s*(?:[,.;!]|$)|\s+(?:for|last|this|a|recently|with|btw|in)\b)",
         "Lives in {v}",
         None,
         "correction",
         change=True,
         finish=a_lower_case_home,
+    ),
+    # the subject left out after the old home is left: "I'm not in abuja anymore, relocated to
+    # port harcourt" (the negation is the old home's)
+    rule(
+        rf"^{_LEFT_HOME}(?:i |we )?(?:just |finally |recently |officially )?{_MOVED_HOME} "
+        r"(?:back |over |down |up )?to (?P<v>[\w'’-]+(?: [\w'’-]+){0,2}?)"
+        r"(?=\s*(?:[,.;!—–]|$)|\s+(?:for|last|this|a|recently|with|btw|in|since|after)\b)",
+        "Lives in {v}",
+        None,
+        "correction",
+        change=True,
+        negative=True,
+        finish=a_home_after_left,
+    ),
+    # a move to a place whose whole name the gazetteer knows, though its first word reads as a
+    # tool's ("Port Harcourt", "Port Elizabeth"): "I moved to Port Harcourt last month"
+    rule(
+        rf"\b(?:i|we)(?:'ve| have)?(?: just| finally| recently| officially)? {_MOVED_HOME} "
+        r"(?:back |over |down |up )?to (?P<v>(?-i:[A-Z])[\w'’-]+(?: (?-i:[A-Z])[\w'’-]+){1,2})"
+        r"(?=\s*(?:[,.;!—–]|$)|\s+(?:for|last|this|a|recently|with|btw|in|since|after)\b)",
+        "Lives in {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_home_named_whole,
     ),
     # a pet by its kind alone: "our old cat died in the spring" (the one cat in memory)
     change(
@@ -806,6 +888,31 @@ RULES += [
         "Gone: dating {v}",
         finish=a_ban,
     ),
+    # the name to call the user by, said anew in a correction ("actually, everyone calls me
+    # Sasha", "actually just Seun is fine"): the agent's ``Call the user`` line of another name
+    # leaves (``Goes by`` takes the new one, the slot ``nickname``)
+    change(
+        r"(?:(?:^|[,.;!—–]\s*|\b(?:please|pls|just|actually|now|so|you can|instead)\s+)call me|"
+        r"\b(?:everyone|everybody|people|most people|folks|all my friends) (?:all |usually |just )?"
+        r"calls? me|\bi (?:usually |mostly |now |prefer to )?go by)(?: just)? "
+        rf"(?P<v>{_GIVEN})|(?:^|[,.;!—–]\s*|\b(?:actually|honestly|no|oh|wait)[,!]?\s+)just "
+        rf"(?P<w>{_GIVEN}) (?:is|'s) (?:fine|good|ok|okay|great|enough|perfect)\b",
+        "Gone: called {v}",
+        finish=a_name_corrected,
+    ),
+    # a team rule changed: the old agreement on the same thing ("every PR needs two approvals")
+    change(TEAM_RULE_CHANGED, "Gone: agreement {v}", finish=lambda f: a_rule_anew(f) and said(f)),
+    # a partner the user got engaged to: "Daniela and I got engaged!!", "I got engaged to my
+    # girlfriend Priya" (the girlfriend, boyfriend or partner line of that name; the
+    # ``Engaged to`` line is family's, written beside it)
+    change(
+        rf"\b(?P<v>{_GIVEN}) and (?:i|me) (?:just |finally |officially |recently )?(?:got|are|'re) "
+        r"engaged\b|"
+        r"\bi(?:'m| am)? (?:just |finally |officially |recently )?(?:got )?engaged to (?:my "
+        rf"(?:gf|bf|girlfriend|boyfriend|partner) )?(?P<w>{_GIVEN})\b",
+        "Gone: courting {v}",
+        finish=a_ban,
+    ),
 ]
 
 #: Canonical, so that Dream takes it as written (it is never read again as the user's words), and
@@ -828,6 +935,9 @@ _FAMILY = re.compile(
 _DATING_LINE = re.compile(
     r"^(?:Has an? (?:girlfriend|boyfriend|fianc[eé]e?) named|Engaged to) (?P<n>.+)$"
 )
+#: A partner before an engagement: the line an engagement to that person ends (never the
+#: ``Engaged to`` line itself, written in the same batch).
+_COURTING_LINE = re.compile(r"^Has an? (?:girlfriend|boyfriend|partner) named (?P<n>.+)$")
 _PET_BARE = re.compile(r"^Has an? (?P<k>[\w -]+)$")
 _DIET_LINE = re.compile(r"^Is (?:vegetarian|vegan|pescatarian)$")
 _LENGTH_LINE = re.compile(r"^(?:Keep answers (?:under .+|short)|Give detailed answers)$")
@@ -939,6 +1049,32 @@ def _like(value: str, files: Lines) -> tuple[str, list[str]]:
     return _user(files, lambda ln: bool(key) and _LIKE_LINE.match(ln) and key <= _stems(ln))
 
 
+def _agreement(value: str, files: Lines) -> tuple[str, list[str]]:
+    """The team's agreement on the same thing as the new one (two content words shared: "PRs …
+    one approval" ends "every PR needs two approvals"), never the new one itself."""
+    head = "Team agreement: "
+    key = _topic(value)
+    return "MEMORY", [
+        ln
+        for ln in files.get("MEMORY", [])
+        if ln.startswith(head)
+        and fold(ln[len(head) :]) != fold(value)
+        and len(key & _topic(ln[len(head) :])) >= 2
+    ]
+
+
+def _topic(rule: str) -> set[str]:
+    """What a rule is about: its content words, a short plural folded ("PRs" is "PR")."""
+    return {w.rstrip("s") if len(w) > 2 else w for w in _stems(rule)} - _RULE_WORDS
+
+
+#: The words of any rule, that say nothing of what it is about.
+_RULE_WORDS = frozenset(
+    "need needs must should require requires only always never no every all now still one two "
+    "three".split()
+)
+
+
 def _line(value: str, files: Lines) -> tuple[str, list[str]]:
     """The line stating ``value`` word for word (a negated restatement: "I'm not prediabetic
     anymore" ends ``Has prediabetes``), in whichever file holds it."""
@@ -957,6 +1093,19 @@ _FINDERS: dict[str, Callable[[str, Lines], tuple[str, list[str]]]] = {
     "job": _job,
     "partner": _partner,
     "dating": _dating,
+    "called": lambda v, files: (
+        "SOUL",
+        [
+            ln
+            for ln in files.get("SOUL", [])
+            if ln.startswith("Call the user ") and fold(ln[14:]).split()[:1] != [fold(v)]
+        ],
+    ),
+    "agreement": _agreement,
+    "courting": lambda v, files: _user(
+        files,
+        lambda ln: (cm := _COURTING_LINE.match(ln)) and fold(cm.group("n")).split()[0] == fold(v),
+    ),
     "learning": lambda v, files: _user(
         files, lambda ln: ln.startswith("Is learning ") and fold(ln[12:]) == fold(v)
     ),

@@ -30,7 +30,7 @@ _CUE = re.compile(
     r"\w+|"
     r"changed my mind|they moved|moved it|slipped|update|pushed|extended|postponed|upgrade|"
     r"spelled|spelt|mistyped|"
-    r"misspelled|meant|scratch that|second thought)\b"
+    r"misspelled|meant|scratch that|second thought|new (?:deadline|due date))\b"
     r"|\bwith (?:(?:an? |one )?[b-hj-z]|(?:two|double|three) [a-z]'?s?)(?=\s*(?:[,.;!]|$))",
     re.I,
 )
@@ -175,13 +175,17 @@ _CADENCE = (
 )
 #: When a moved meeting takes its new time: "From next week, …", "Starting Monday …".
 _FROM_WHEN = (
+    r"(?:(?:(?:it )?turns out|so|ok|okay|fyi|heads up|update|btw|oh|also)[,:]?\s+)*"
     r"(?:(?:from|starting|as of|beginning) (?:next|this|the) (?:week|month)|(?:from|starting) "
     r"(?:now|monday|tomorrow|january|february|march|april|may|june|july|august|september|october|"
     r"november|december))?,?\s*"
 )
 _MOVED_VERB = (
-    r"(?:moved|moves|(?:is|are|'s) moving|will move|changed|changes|pushed|shifted|shifts|bumped)"
+    r"(?:moved|moves|(?:(?:is|are|'s) )?moving|will move|changed|changes|pushed|shifted|shifts|"
+    r"bumped)"
 )
+#: A meeting's name said with its verb run on ("standup's moving to 10:15").
+_EVENT_S = rf"(?P<e>{_EVENT})(?:'s|’s)?"
 
 
 def a_meeting_at(f: Filling) -> bool:
@@ -298,9 +302,9 @@ RULES = [
     # "we switched from Jenkins to GitHub Actions", "replaced Jenkins with Buildkite"
     *rules_of(
         (
-            rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also|all))? )"
+            rf"(?:^|\b(?:i|we)(?:'ve| have|'re| are)?(?: (?:just|finally|recently|now|also|all))? )"
             rf"(?:switched|moved|migrated|changed|went|gone|upgraded|downgraded|swapped|converted|"
-            rf"finished (?:moving|migrating|switching)) "
+            rf"(?:(?:finished|ended up|started|are|'re) )?(?:moving|migrating|switching)) "
             rf"(?:\w+ )?(?:from|off(?: of)?) {_OLD} (?:over )?to {_NEW}{_SWAP_STOP}",
             rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also))? )"
             rf"(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",
@@ -345,9 +349,8 @@ RULES = [
     ),
     # "we upgraded to Python 3.12", "bumped Node to 22": the tool's one versioned line
     change(
-        r"\b(?:upgraded|updated|bumped|moved|migrated|switched|went)(?: (?:everything|it|us|the "
-        r"app|the "
-        r"project))?(?: up| over)? to (?P<t>[A-Za-z][\w.+#-]*) (?:version |"
+        r"\b(?:upgraded|updated|bumped|moved|migrated|switched|went)(?: (?:everything|it|us|"
+        r"(?:the|our) [a-z]+))?(?: up| over)? to (?P<t>[A-Za-z][\w.+#-]*) (?:version |"
         r"v)?(?P<v>\d+(?:\.\d+)*)\b|"
         r"\b(?:upgraded|updated|bumped) (?P<t2>[A-Za-z][\w.+#-]*) to (?:version |v)?"
         r"(?P<v2>\d+(?:\.\d+)*)\b",
@@ -365,7 +368,7 @@ RULES = [
     # "from next week standup moves to ten fifteen same days": a meeting's new time, said in words
     # or as the meeting's own move ("moves", "is moving")
     change(
-        rf"^{_FROM_WHEN}(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is |are "
+        rf"^{_FROM_WHEN}(?:the |our |my )?{_EVENT_S} (?:has |have |was |were |got |is |are "
         rf")?(?:been )?{_MOVED_VERB}(?: back| forward| up)? to (?P<v>{CLOCK_PHRASE})"
         r"(?=\s*(?:[,.;!]|$)|\s+(?:starting|from|on|every|now|same|next|this|instead)\b)",
         "Now: time {v} {e}",
@@ -373,7 +376,7 @@ RULES = [
     ),
     *rules_of(
         (
-            rf"^{_FROM_WHEN}(?:the |our |my )?(?P<e>{_EVENT}) (?:has |have |was |were |got |is "
+            rf"^{_FROM_WHEN}(?:the |our |my )?{_EVENT_S} (?:has |have |was |were |got |is "
             r"|are )?(?:been )?"
             rf"{_MOVED_VERB}(?: back| forward| up)? to {_CADENCE}\b",
             rf"\b(?:moved|changed|shifted|pushed|switched) (?:the |our |my )(?P<e>{_EVENT}) to "
@@ -423,6 +426,17 @@ RULES = [
         "correction",
         change=True,
     ),
+    # a shorter name offered in a correction: "actually just Seun is fine", "just Kate is
+    # fine, honestly" (the ``Call the user`` line of the old name leaves: ``changes``)
+    rule(
+        rf"(?:^|[,.;!—–]\s*|\b(?:actually|honestly|no|oh|wait)[,!]?\s+)just {NAME} (?:is|'s) "
+        r"(?:fine|good|ok|okay|great|enough|perfect)\b",
+        "Goes by {v}",
+        {"v": is_name},
+        "correction",
+        change=True,
+        finish=corrects,
+    ),
     change(
         rf"^i meant {_NEW}{_SWAP_END}",
         "Now: swap {v}",
@@ -460,7 +474,8 @@ RULES = [
         finish=surname_changed,
     ),
     change(
-        r"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day) is|(?:it's|its|it "
+        r"\b(?:now it(?:'s| is)|it(?:'s| is) now|new (?:date|deadline|day|due date)(?: is|:)?|"
+        r"(?:it's|its|it "
         rf"is)(?= (?:{DATE_PHRASE})\s+now\b)|(?:(?:was|were|has been|have been|got|is|'s been) )?"
         r"(?:moved|pushed|postponed|extended|"
         r"changed|delayed|slipped) (?:it |the [a-z]+(?: [a-z]+)? )?(?:back )?to) "
@@ -482,7 +497,8 @@ RULES = [
         "Now: version {v}",
     ),
     change(
-        r"^(?P<v>[A-Za-z]+) is better\b",
+        r"^(?P<v>[A-Za-z]+)(?: is|'s) (?:better|fine|ok|okay|good)(?: again| now| instead)?"
+        r"(?=\s*(?:[,.;!—–-]|$))",
         "Now: language {v}",
         finish=a_language,
     ),

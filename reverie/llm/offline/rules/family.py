@@ -265,6 +265,134 @@ def custody(f: Filling) -> bool:
     return True
 
 
+# -- a list of the user's children, named, with their ages ---------------------------------------
+#: The head of a list of the user's children: "I've got two boys", "my kids are", "dad of two:",
+#: "got twin girls", "kids: 2,", "we have twins", "single mom of two teenagers:".
+_KIDS_HEAD = (
+    r"(?:^|(?:\b(?:i|we|me)(?:'ve| have)?(?: got| have)?|^(?:just )?got|\b(?:mum|mom|dad|mother|"
+    r"father|parent) (?:of|to)|\bmy|\bour|\b(?:me|i) and my (?:wife|husband|partner)(?: [a-z]+)? "
+    r"have|\bmy (?:wife|husband|partner)(?: [a-z]+)? and (?:i|me) have) )"
+    r"(?:(?P<n>two|three|four|2|3|4) )?(?:(?P<t>twin) )?(?:(?:little|young|teenage|grown) )?"
+    r"(?P<k>kids|children|boys|girls|sons|daughters|twins|teenagers)"
+    r"(?P<are> are\b|:(?:\s*(?P<n2>[2-4])\s*,)?)?"
+)
+_AGE_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen".split()
+    )
+}
+_AGE = r"(?:\d{1,2}|" + "|".join(_AGE_WORDS) + r")"
+#: One child of the list: a name, and maybe the pronoun and age said after it ("amara, shes 7",
+#: "Leo (7)", "Zofia who's 7", "Kuba, 4", "deniz is seven").
+_MEMBER = re.compile(
+    r"(?P<name>[A-Za-z][a-z'’-]+)(?:\s*\((?P<a1>\d{1,2})\)|,?\s+(?:(?P<p>who(?:'s| is)|whos|"
+    r"she(?:'s| is)|shes|he(?:'s| is)|hes|is|aged?)\s+)?(?P<a2>" + _AGE + r")\b"
+    r"(?:\s*(?:yo|y/o|years? old))?)?",
+    re.I,
+)
+_BETWEEN = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)", re.I)
+_COUNT_WORD = {2: "two", 3: "three", 4: "four"}
+_ONE_OF = {"sons": "son", "boys": "son", "daughters": "daughter", "girls": "daughter"}
+
+
+def _a_child(mm: re.Match[str] | None) -> bool:
+    name = mm.group("name") if mm else ""
+    return (
+        bool(name) and name.lower() not in NOT_NAMES and given_name(name) and not noun(name.lower())
+    )
+
+
+def _sentence_after(f: Filling) -> str:
+    """The rest of the head's sentence in the message (a clause may stop at a comma)."""
+    rest = f.match.string[f.match.end() :]
+    message = f.message or ""
+    at = message.lower().find(f.match.string.lower())
+    if at >= 0:
+        rest = message[at + f.match.end() :]
+    return re.split(r"[.;!?]|\s[—–-]\s", rest, maxsplit=1)[0]
+
+
+_AFTER_HEAD = re.compile(r"\s*(?:[,:—–-]\s*|(?:named|called)\s+)?")
+_NEXT_ONE = re.compile(r",\s*(?:and\s+)?")
+#: A child said: (name, age, the pronoun said of them).
+Child = tuple[str, str, str]
+
+
+def _next_child(rest: str, pos: int, after_one: bool) -> re.Match[str] | None:
+    """The child named at ``pos``; after one, words about it may come first ("Liam who's 11 and
+    in Year 6, and Noah who's 8": the next one then only with an age)."""
+    mm = _MEMBER.match(rest, pos)
+    if _a_child(mm) or not after_one:
+        return mm if _a_child(mm) else None
+    later = _NEXT_ONE.search(rest, pos)
+    mm = _MEMBER.match(rest, later.end()) if later else None
+    return mm if mm and _a_child(mm) and (mm.group("a1") or mm.group("a2")) else None
+
+
+def _children_said(rest: str) -> tuple[list[Child], int]:
+    """The children named in ``rest``, and where the list ends."""
+    head = _AFTER_HEAD.match(rest)
+    pos = head.end() if head else 0
+    members: list[Child] = []
+    while len(members) < 6:
+        mm = _next_child(rest, pos, bool(members))
+        if mm is None:
+            break
+        age = mm.group("a1") or mm.group("a2") or ""
+        name = mm.group("name")
+        members.append((name[:1].upper() + name[1:], _age(age), (mm.group("p") or "").lower()))
+        pos = mm.end()
+        between = _BETWEEN.match(rest, pos)
+        if not between:
+            break
+        pos = between.end()
+    return members, pos
+
+
+def _age(said: str) -> str:
+    return _AGE_WORDS.get(said.lower(), said)
+
+
+def _one_child(kind: str, pronoun: str) -> str:
+    """A son or a daughter, by the word for the children or the pronoun; else unsaid ("")."""
+    if kind in _ONE_OF:
+        return _ONE_OF[kind]
+    return "daughter" if pronoun.startswith("she") else "son" if pronoun.startswith("he") else ""
+
+
+def children_listed(f: Filling) -> bool:
+    """ "my kids are amara, shes 7, and chidi who is 4", "I've got two boys, Liam who's 11 and
+    Noah who's 8", "twin girls mia and ava, theyre 3": one line per child whose sex is said (by
+    the word for the children or a pronoun), and the count of children when two or more are
+    named (an age said lets one child alone be read). A child of no said sex is counted only; a
+    word that is no given name ends the list."""
+    members, _end = _children_said(_sentence_after(f))
+    if not members or (len(members) < 2 and not f.groups.get("are") and not members[0][1]):
+        return False
+    kind = f.groups["k"].lower()
+    # the name only: an age goes stale in a year, and the line of the name alone is the one the
+    # other rules of a child write (one line per child)
+    lines = [
+        f"Has a {one} named {name}"
+        for name, _age_said, pronoun in members
+        if (one := _one_child(kind, pronoun))
+    ]
+    n = (f.groups.get("n") or f.groups.get("n2") or "").lower()
+    count = {"two": 2, "three": 3, "four": 4}.get(n) or (int(n) if n.isdigit() else 0)
+    # the count, when said as children, sons or daughters ("twins" and "teenagers" say more than
+    # a number: their line is the names')
+    plain = kind not in ("twins", "teenagers") and not f.groups.get("t")
+    if plain and len(members) >= 2 and count in (0, len(members)):
+        many = {"son": "sons", "daughter": "daughters"}.get(_ONE_OF.get(kind, ""), "children")
+        lines.append(f"Has {_COUNT_WORD.get(len(members), str(len(members)))} {many}")
+    if not lines:
+        return False
+    f.template, f.values = "\n".join(lines), {}
+    return True
+
+
 RULES = [
     # custody and its rhythm: "My ex and I share custody of our daughter Zoe", "i have my son
     # every other weekend", "they're with me every other week" (in a message about children)
@@ -508,6 +636,18 @@ RULES = [
         "permanent",
         finish=spouse,
     ),
+    # engaged, the partner named first: "Daniela and I got engaged!!", "Emma and I just got
+    # engaged last night" (never "Sam and Jo got engaged": the user is one of the two)
+    rule(
+        r"(?:^|[,.;!]\s*|\b(?:so|and|guess what|news)[,:!]?\s+)"
+        rf"(?:my (?:gf|bf|girlfriend|boyfriend|partner) )?{NAME} and (?:i|me) "
+        r"(?:just |finally |officially |recently )?(?:got|are|'re) "
+        r"engaged\b",
+        "Engaged to {v}",
+        {"v": is_name},
+        "permanent",
+        finish=spouse,
+    ),
     # a child born, named: "baby girl Amara was born last week", "we welcomed a baby boy, Leo"
     rule(
         rf"(?<!'s )\bbaby (?P<k>girl|boy),? (?:named |called )?{NAME},? "
@@ -524,6 +664,16 @@ RULES = [
         None,
         "permanent",
         finish=child_born,
+    ),
+    # a list of the user's children, named (``children_listed``; after the rules
+    # of one child, so that a clause they read is still read by it: one line per child)
+    rule(
+        _KIDS_HEAD,
+        "{v}",
+        None,
+        "permanent",
+        finish=children_listed,
+        split=lambda text: text.split("\n"),
     ),
 ]
 

@@ -84,6 +84,34 @@ def capitalised_v(f: Filling) -> bool:
     return True
 
 
+#: Where one item of a list of languages starts: the clause's start, after a comma, a colon, or
+#: "but"/"and" ("Native Vietnamese, fluent English, Japanese intermediate").
+_ITEM = r"(?:^|[,;:]\s*|\b(?:but|and|also)\s+)(?:(?:i'm|im|i am) (?:a |also )?)?"
+#: Where it ends: the next item, or a reason or a remark after it.
+_ITEM_END = r"(?=\s*(?:[,;.!?(]|$)|\s+(?:but|and|though|tbh|too|as well|now|since|from)\b)"
+_L = r"[A-Za-z]+"
+
+
+def _one_language(f: Filling) -> bool:
+    """The one language the item names, in whichever group, capitalised."""
+    value = next((f.groups[g] for g in ("v", "w", "x") if f.groups.get(g)), "")
+    if not a_language(value):
+        return False
+    f.values["v"] = value[:1].upper() + value[1:]
+    return True
+
+
+#: A message listing the user's own languages.
+_LANGUAGE_LIST = re.compile(
+    r"\b(?:native|fluent|first language|mother tongue|i speak|my languages?)\b", re.I
+)
+
+
+def _level_item(f: Filling) -> bool:
+    f.values["d"] = (f.groups.get("d") or f.groups.get("d2") or "").lower()
+    return _one_language(f)
+
+
 RULES = [
     rule(
         r"(?:\bi(?:'m| am)|, and) (?:just |also |currently |now )?learning (?P<v>[A-Z][a-z]+)\b",
@@ -308,7 +336,7 @@ RULES = [
     rule(
         r"^(?:(?:so|and|but|welp|well|ok|okay|lol|haha|update)[,!:]? )?(?:i(?:'ve| have)? )?"
         r"(?:finally |officially |kinda |basically )?(?:dropped|quit(?: learning)?|gave up(?: on)?|"
-        r"given up(?: on)?|stopped learning|stopped studying) "
+        r"given up(?: on)?|stopped(?: learning| studying)?) "
         r"(?P<v>[A-Za-z]+)\b",
         "No longer learning {v}",
         {"v": a_language},
@@ -349,6 +377,47 @@ RULES = [
         "permanent",
         finish=capitalised,
     ),
+    # the items of a list of languages (after the rules above: a clause they read keeps
+    # their order)
+    # a native language as an item of a list: "Native Vietnamese, fluent English", "vietnamese
+    # native", "Japanese is my first language", "mother tongue is Yoruba", "X is my mother tongue"
+    rule(
+        rf"{_ITEM}(?:native(?: speaker of)? (?P<v>{_L})(?: speaker)?|(?P<w>{_L}) (?:native|"
+        r"is my (?:first|native|mother) (?:language|tongue))|(?:my )?(?:first|native|mother) "
+        rf"(?:language|tongue) is (?P<x>{_L})){_ITEM_END}",
+        "Native language: {v}",
+        None,
+        "permanent",
+        finish=_one_language,
+    ),
+    # fluent, as an item: "fluent English", "english fluent", "fluent in Arabic", "my Swedish is
+    # basically fluent"
+    rule(
+        rf"{_ITEM}(?:fluent (?:in )?(?P<v>{_L})|(?P<w>{_L}) fluent|my (?P<x>{_L}) is "
+        rf"(?:basically |pretty much |now |very )?fluent){_ITEM_END}",
+        "Speaks fluent {v}",
+        None,
+        finish=_one_language,
+    ),
+    # learning, as an item after the user's other languages: "first language is Yoruba, fluent
+    # in English, learning French"
+    rule(
+        r"[,;:]\s*(?:(?:and|also|now|currently)\s+)?(?:learning|studying) "
+        rf"(?P<v>{_L}){_ITEM_END}",
+        "Is learning {v}",
+        None,
+        finish=lambda f: (
+            bool(_LANGUAGE_LIST.search(f.message or f.match.string)) and _one_language(f)
+        ),
+    ),
+    # a level, as an item: "Japanese intermediate", "conversational Spanish", "basic German"
+    rule(
+        rf"{_ITEM}(?:(?P<v>{_L}) (?P<d>intermediate|conversational|basic|beginner|advanced)|"
+        rf"(?P<d2>intermediate|conversational|basic|beginner|advanced) (?P<w>{_L})){_ITEM_END}",
+        "Speaks {d} {v}",
+        None,
+        finish=_level_item,
+    ),
 ]
 
 CANON = [
@@ -361,7 +430,9 @@ CANON = [
 
 #: A language given up in the message ("gave up on spanish"): the next one named is taken up.
 _GAVE_UP = re.compile(
-    r"\b(?:dropped|quit|gave up(?: on)?|given up(?: on)?|stopped learning|stopped studying) "
+    r"(?:^|\bi(?:'ve| have)? |[,.;!:]\s*)(?:(?:so|and|but|well|welp|ok|okay|update)[,!:]? )?"
+    r"(?:finally |officially |just |kinda |basically )?(?:dropped|quit|gave up(?: on)?|"
+    r"given up(?: on)?|stopped(?: learning| studying)?) "
     r"[A-Za-z]+\b",
     re.I,
 )

@@ -92,6 +92,25 @@ _NEXT_CLAUSE = re.compile(
 )
 
 
+#: A team's rule said anew after a vote or a decision, with the words of a rule in it ("needs",
+#: "must", "only", "no …"): "the team voted yesterday, PRs under 50 lines only need one approval
+#: now", "we agreed: no deploys on Fridays".
+TEAM_RULE_CHANGED = (
+    r"^(?:(?:so|fyi|heads up|update|btw|oh)[,:!]?\s+)?(?:the team|we|our team)(?: all)? "
+    r"(?:voted|agreed|decided)(?: (?:yesterday|today|last week|this week|on (?:mon|tues|wednes|"
+    r"thurs|fri)day))?(?:,|:| that)\s*"
+    r"(?P<v>(?=[^.;!?]*\b(?:needs?|must|should|requires?|only|always|never|no)\b)[^.;!?]{8,120}?)"
+    r"\s*[.!]?$"
+)
+
+
+def a_rule_anew(f: Filling) -> bool:
+    """The new rule as said, less the "now" that marks it new ("… only need one approval now")."""
+    keep_at(f)
+    f.values["v"] = re.sub(r"\s+(?:now|from now on|going forward)$", "", f.values["v"])
+    return True
+
+
 def keep_at(f: Filling) -> bool:
     """A cadence keeps its "at": "at 9:30 every day"; a time said in words is written in digits
     ("at ten in the morning" → "at 10am"), the verb of "we do retro …" is left out, and the
@@ -210,7 +229,11 @@ def deployed(f: Filling) -> bool:
     if second and not is_tech(second):
         second = ""  # "on Hetzner with my team": the team is no tool
     f.values["v"] = " with ".join(
-        " ".join(w[:1].upper() + w[1:] for w in t.split()) if t.islower() else t
+        " ".join(
+            w if re.fullmatch(rf"an?|{_MACHINE}", w) else w[:1].upper() + w[1:] for w in t.split()
+        )
+        if t.islower()
+        else t
         for t in (first, second)
         if t
     )
@@ -272,6 +295,52 @@ def is_tool_list(value: str) -> bool:
 def _a_tool_no_place(value: str) -> bool:
     """A tool a team moves to, never a town it moves to ("we moved from Bombay to Pune")."""
     return is_tool(value) and not is_place(value)
+
+
+#: A machine of a host, said after its name ("a DigitalOcean droplet", "a Hetzner VPS").
+_MACHINE = r"(?:droplet|server|vps|VPS|instance|box|cluster|vm|VM)"
+
+
+def a_host(value: str) -> bool:
+    """A technology, said with its machine ("a DigitalOcean droplet") or alone ("AWS ECS")."""
+    return is_tech(re.sub(rf"^an? |\s+{_MACHINE}$", "", value.split(" with ")[0]))
+
+
+#: Releases said to recur ("we release every second Thursday", "prod release is every other
+#: thursday").
+_RELEASES = re.compile(
+    rf"\b(?:release|ship|deploy)s?\b[^.;!?]{{0,40}}?\b(?:{CADENCE}|on the (?:first|last))", re.I
+)
+
+
+def a_freeze_before(f: Filling) -> bool:
+    """A freeze before a release, in a message that says when releases are."""
+    f.values["d"] = f.groups.get("d", "").capitalize()
+    return bool(_RELEASES.search(f.message or f.match.string))
+
+
+#: A clause that opens with a part of the user's stack ("Backend is …", "our frontend …").
+_OUR_PART = re.compile(rf"^(?:(?:the|our|all our|my)\s)?(?:[a-z-]+ )?{_PART}\b", re.I)
+
+
+def a_part_of_ours(f: Filling) -> bool:
+    """A part named after a comma ("…, frontend is Vue 3") only after a part of the user's own
+    ("Backend is FastAPI, …"; never "my sister's backend is Rails, frontend is React")."""
+    before = f.match.string[: f.match.start()]
+    return not before.rstrip().endswith((",", ";", ", and")) or bool(_OUR_PART.match(before))
+
+
+#: A message that says a choice of tool changed.
+_SWITCH_CUE = re.compile(
+    r"\b(?:switching|switch|scratch that|instead|actually|change of plan|changed (?:our|my) "
+    r"minds?|migrating|moving)\b",
+    re.I,
+)
+
+
+def switch_said(f: Filling) -> bool:
+    """Only in a message that says the choice changed."""
+    return bool(_SWITCH_CUE.search(f.message or f.match.string))
 
 
 def a_database(value: str) -> bool:
@@ -377,15 +446,25 @@ RULES = [
         finish=keep_at,
     ),
     rule(
-        r"^(?:we|our team|the team) (?P<v>(?:deploy|release|ship|meet|demo|plan|sync|review code|"
-        r"pair|"
+        r"^(?:we|our team|the team) (?P<v>(?:(?:deploy|release|ship)(?: to (?:production|prod|"
+        r"staging|the app store|customers))?|meet|demo|plan|sync|review code|pair|"
         rf"(?:do|have|hold|run) {_TEAM_EVENT}) (?:{CADENCE})[^.;!?]{{0,40}}?)"
-        r"\s*[.!]?$",
+        r"\s*(?:[.!]?$|(?=,\s*(?:(?:and )?(?:the )?(?:code )?freeze|and the|so|but)\b))",
         "Team cadence: {v}",
         finish=keep_at,
     ),
+    # a code freeze said by the release it comes before: "…, code freeze is the Wednesday before"
+    # (in a message that says when releases are)
     rule(
-        r"^(?:our |my )?(?P<e>(?:team |weekly |monthly )?(?:daily standup|standup|stand-up|retro|"
+        r"(?:^|,\s*|\band\s+)(?:the )?(?:code )?freeze (?:is )?(?:on )?the (?P<d>(?:mon|tues|"
+        r"wednes|thurs|fri|satur|sun)day) before(?: (?:it|each release|every release|the "
+        r"release))?(?=\s*(?:[,.;!]|$))",
+        "Team cadence: code freeze on the {d} before each release",
+        finish=a_freeze_before,
+    ),
+    rule(
+        r"^(?:our |my )?(?P<e>(?:team |weekly |monthly |prod |production )?(?:daily standup|"
+        r"standup|stand-up|retro|"
         r"retrospective|sprint planning|"
         r"planning|demo|"
         r"sync|releases?|deploys?|deployments?|sprints?|check-in|check in|staff meeting|team "
@@ -457,9 +536,10 @@ RULES = [
     # "Our backend runs on Django 5 with PostgreSQL 16", "The mobile app is Flutter 3.22, Riverpod
     # …",
     # "backend is kotlin + spring boot 3", "All our infra is Terraform on AWS", "Client portal is
-    # Next.js 14"
+    # Next.js 14", and the next part after a comma ("Backend is FastAPI, frontend is Vue 3")
     rule(
-        rf"(?:^|\b(?:the|our|all our|my)\s)(?:[a-z-]+ )?{_PART}(?: for (?:my|our|the) [a-z "
+        rf"(?:^|(?<=[,;] )(?:and )?|\b(?:the|our|all our|my)\s)(?:[a-z-]+ )?{_PART}"
+        r"(?: for (?:my|our|the) [a-z "
         rf"]{{2,30}}?)?(?:'s)? "
         rf"(?:is built (?:with|on|in|using)|is on|lives in|is|=) "
         rf"{_TOOLS}(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and (?:is|we|our|it|the)|but|so|because|for "
@@ -467,6 +547,7 @@ RULES = [
         "Uses {v}",
         {"v": is_tech_list},
         split=each_tool,
+        finish=a_part_of_ours,
     ),
     rule(
         rf"\b(?:we(?:'re| are)|we)\s+(?:now |currently |still )?(?:(?:fully|completely|all|"
@@ -501,6 +582,21 @@ RULES = [
         {"v": a_database},
         change=True,
     ),
+    # a tool switched to, said in progress or as someone's call, in a message that says it
+    # changes ("scratch that, the team lead wants PostgreSQL, we're switching", "we're switching
+    # to Postgres"): the one database line of the file is the old one (``engine``)
+    rule(
+        r"\b(?:we(?:'re| are)(?: now| finally)? (?:switching|moving|migrating) (?:over )?to|"
+        r"(?:the |our )?(?:team lead|tech lead|lead|cto|boss|client|architect|manager|team) "
+        r"(?:now )?(?:wants?|prefers?|picked|chose|decided on|insists on)) "
+        r"(?P<v>[^,.;:!?()]{1,40}?)"
+        r"(?=\s*(?:[,.;!?—–]|$)|\s+(?:instead|for|now|then|so|and)\b)",
+        "Uses {v}",
+        {"v": a_database},
+        "correction",
+        change=True,
+        finish=switch_said,
+    ),
     # "we switched the analytics service to ClickHouse"
     rule(
         r"\bwe(?:'ve| have)? (?:now |just )?(?:switched|moved|migrated) (?:the |our "
@@ -517,6 +613,16 @@ RULES = [
         "Uses {t} {v}",
         {"t": is_tech},
         finish=capital_tool,
+    ),
+    # a team rule changed by a vote or a decision: "the team voted yesterday, PRs under 50 lines
+    # only need one approval now" (the old agreement on the same thing leaves: ``changes``)
+    rule(
+        TEAM_RULE_CHANGED,
+        "Team agreement: {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_rule_anew,
     ),
     # "Team agreement: every PR needs two approvals" (a label of the user's)
     rule(r"^team agreement: (?P<v>.{5,160}?)\s*[.!]?$", "Team agreement: {v}", finish=keep_at),
@@ -619,10 +725,10 @@ RULES = [
     rule(
         r"(?:\bwe (?P<k>deploy|host) (?:it |everything |the app |our app |all |them )?|"
         r", (?P<k2>deployed|hosted) )(?:on|to|with) "
-        rf"(?P<v>{_A_TOOL}(?: with {_A_TOOL})?)"
+        rf"(?P<v>(?:an? )?{_A_TOOL}(?: {_MACHINE})?(?: with {_A_TOOL})?)"
         r"(?=\s*(?:[,;!?(]|\.(?!\w)|$)|\s+(?:and|but|so|because|now|to)\b)",
         "Deployed on {v}",
-        {"v": lambda v: is_tech(v.split(" with ")[0])},
+        {"v": a_host},
         finish=deployed,
     ),
 ]

@@ -90,7 +90,7 @@ def a_routine(f: Filling) -> bool:
 _MEETING = (
     r"(?:(?:daily|weekly|monthly|biweekly|quarterly|team|staff|lab|sprint|morning|board|design|"
     r"faculty|department|clinic|ward|project|group|research|leadership|product|engineering) )*"
-    r"(?:standup|stand-up|staff meeting|team meeting|"
+    r"(?:stand-?up meeting|standup|stand-up|staff meeting|team meeting|"
     r"meeting|huddle|sync|retro|retrospective|planning|all[- ]hands|1:1|one-on-one|check-in|"
     r"critique|review)s?"
 )
@@ -102,16 +102,26 @@ _CLOCK = (
     r"(?:\d{1,2}[:.]\d{2}\s*(?:am|pm)?|\d{3,4}\s*(?:am|pm)|\d{1,2}\s*(?:am|pm)|(?<=at )\d{1,2}"
     r"(?! ?(?:days?|weeks?|months?|years?|people|times|min))|"
     # a time said in words, only after "at": "at eleven", "at half nine", "at ten fifteen"
-    rf"(?<=at )(?:{SPELLED_CLOCK})(?! ?(?:days?|weeks?|months?|years?|people|times|of))\b)"
+    rf"(?<=at )(?:{SPELLED_CLOCK})(?! ?(?:days?|weeks?|months?|years?|people|times|of))\b|"
+    # or after the meeting's "is": "stand-up is half past nine"
+    rf"(?<=is )(?:{SPELLED_CLOCK})(?! ?(?:days?|weeks?|months?|years?|people|times|of))\b)"
+)
+#: Time zones said by their abbreviations ("daily standup 9.30am EAT"): read, and left out of the
+#: line (the time is the user's own; an abbreviation is spelled out differently by everyone).
+_ZONE_NAMES = (
+    "UTC|GMT|BST|CET|CEST|EET|EEST|WET|WAT|CAT|EAT|SAST|IST|PKT|NPT|ICT|WIB|SGT|HKT|PHT|CST|JST|"
+    "KST|AEST|AEDT|ACST|AWST|NZST|NZDT|EST|EDT|CDT|MST|MDT|PST|PDT|AKST|HST|BRT|ART|COT|PET|CLT|"
+    "MSK|TRT|GST"
 )
 #: One part of when a meeting is: a time, a weekday, a cadence, a time zone.
 _WHEN_PART = (
     rf"(?:(?:at|@) )?{_CLOCK}(?:\s*-\s*{_CLOCK})?(?: sharp| in the (?:morning|afternoon|evening))?|"
     rf"(?:(?:every|each) (?:day|morning|weekday|week|month|other {_WEEKDAY}|second {_WEEKDAY}|"
-    rf"{_WEEKDAY}|thurs|tues|weds)|daily|weekly|monthly|on weekdays|mon-fri|monday to friday|"
+    rf"{_WEEKDAY}|thurs|tues|weds)|daily|weekly|monthly|(?:on )?weekdays|mon-fri|monday to friday|"
     rf"(?:on )?{_WEEKDAY}|(?:on )?the (?:first|second|third|fourth|last) {_DAY} "
     r"of (?:each|every|the) month)|"
-    r"\(?(?-i:[A-Z])[a-z]+\)? time|[a-z]+ time\b"
+    r"\(?(?-i:[A-Z])[a-z]+\)? time|[a-z]+ time\b|"
+    rf"(?-i:(?:{_ZONE_NAMES}))\b"
 )
 _WHEN = rf"(?P<v>(?:{_WHEN_PART})(?:,? (?:{_WHEN_PART})){{0,4}})(?:,? \(?(?P<z>[A-Za-z]+)\)?)?"
 #: Where a meeting's time ends: the clause, or a reason or request after it.
@@ -187,6 +197,8 @@ def _older_cadence(clause: str) -> bool:
     )
 
 
+#: Time zones said by their abbreviations ("daily standup 9.30am EAT").
+_ZONES = frozenset(_ZONE_NAMES.split("|"))
 _SHORT_DAY = {"thur": "thursday", "tue": "tuesday", "wed": "wednesday"}
 
 
@@ -201,16 +213,22 @@ def meeting_when(f: Filling) -> bool:
     if _older_cadence(f.match.string):
         return False  # one line per meeting: the cadence rules of ``project`` read this one
     when = re.sub(rf"\bat ({SPELLED_CLOCK})\b", lambda m: f"at {clock(m.group(1))}", when)
+    when = re.sub(rf"^({SPELLED_CLOCK})\b", lambda m: f"at {clock(m.group(1))}", when)
     when = re.sub(r"\b(\d{1,2})\.(\d{2})(?!\d)", r"\1:\2", when)
     when = re.sub(r"\bevery (thur|tue|wed)s\b", lambda m: f"every {_SHORT_DAY[m.group(1)]}", when)
     when = re.sub(r"\bat (\d{1,2}(?::\d{2})?) in the morning\b", r"at \1am", when)
     when = re.sub(r"\bat (\d{1,2}(?::\d{2})?) in the (?:afternoon|evening)\b", r"at \1pm", when)
     when = re.sub(r"\b(\d{1,2})(\d{2})(\s*(?:am|pm))", r"\1:\2\3", when)
     when = re.sub(r"\b([a-z]+) time\b", lambda m: f"{m.group(1).capitalize()} time", when)
+    when = re.sub(rf",? \b(?:{_ZONE_NAMES})\b", "", when)  # "9.30am EAT": the user's own time
     zone = f.groups.get("z", "")
-    if zone and not known_place(zone.capitalize()):
+    if zone in _ZONES:
+        zone = ""
+    elif zone and not known_place(zone.capitalize()):
         return False  # "standup 9:30 tomorrow": no zone, no line
-    when = f"{when[:1].lower()}{when[1:]}" + (f", {zone.capitalize()} time" if zone else "")
+    else:
+        zone = zone.capitalize()
+    when = f"{when[:1].lower()}{when[1:]}" + (f", {zone} time" if zone else "")
     # one form for what is said two ways: "every Monday" is "on Mondays", "mon-fri" is "on
     # weekdays", "every morning" (at a time) is "daily", "one-on-one" is "1:1"
     when = re.sub(rf"\bevery ({_DAY})\b", r"on \1s", when, flags=re.I)
@@ -218,6 +236,8 @@ def meeting_when(f: Filling) -> bool:
         r"\b(?:mon-fri|monday to friday|every weekday)\b", "on weekdays", when, flags=re.I
     )
     when = re.sub(r"\b(?:every|each) morning\b", "daily", when, flags=re.I)
+    when = re.sub(r"(?:,\s*)?(?<!on )\bweekdays\b", " on weekdays", when, flags=re.I)
+    when = " ".join(when.split())
     event = re.sub(r"\bone-on-one", "1:1", event, flags=re.I)
     event = re.sub(r"\b(?:with|w/?) my\b", "with their", event)
     f.values["v3"] = f"{event[:1].upper()}{event[1:]} {when}"
