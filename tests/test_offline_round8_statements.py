@@ -180,3 +180,27 @@ def test_a_preamble_does_not_reach_the_statement_after_its_colon() -> None:
 )
 def test_a_preamble_that_frames_or_scopes(message: str) -> None:
     assert facts(message) == []
+
+
+# -- a list of fragments ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Widowed, three sons.", ["Has three sons"]),
+        ("married, no kids, two dogs", ["Has no children", "Has two dogs"]),
+        ("Pescatarian, allergic to shellfish, based in Gdansk", ["Allergic to shellfish"]),
+    ],
+)
+def test_a_list_of_fragments_each_read(message: str, expected: list[str]) -> None:
+    got = facts(message)
+    assert all(e in got for e in expected), got
+
+
+def test_a_list_with_an_item_no_fragment_stays_whole() -> None:
+    from reverie.llm.offline.rules.clauses import clauses
+
+    # "two tickets for Friday" is no household item: the list is not cut into clauses
+    assert clauses("married, two cats, two tickets for Friday") == [
+        "married, two cats, two tickets for Friday"
+    ]
+    assert "Has two tickets for Friday" not in facts("married, two cats, two tickets for Friday")

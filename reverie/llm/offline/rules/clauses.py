@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from ..framing import framed, temporary
 from .agent import AGENT_VERBS
 from .person import first_person
-from .shorthand import spelled, with_subject
+from .shorthand import household, spelled, with_subject
 
 #: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I
 #: like Perl").
@@ -445,7 +445,21 @@ def clauses(sentence: str) -> list[str]:
         for piece in _at_new_subjects(part.strip()):
             run_on = _RUN_ON.split(piece) if _RUN_ON_HEAD.match(piece) else [piece]
             parts += [p.strip() for p in run_on]
+    parts = [f for p in parts for f in _fragments(p)]
     return [d for p in parts if p for d in _diet_denials(_CONJUNCTION.sub("", p))]
+
+
+def _fragments(part: str) -> list[str]:
+    """A list of fragments with no subject, each one the shorthand reads ("Married, no kids, two
+    cats", "Vegan, allergic to nuts"), cut at its commas; the part as it is when any item is
+    none."""
+    items = [i.strip().rstrip(".!") for i in part.split(",")]
+    if len(items) < 2:
+        return [part]
+    read = [household(i) or with_subject(i) for i in items]
+    if any(not i or said == i for i, said in zip(items, read)):
+        return [part]
+    return read
 
 
 #: A diet and what it leaves out, said as a list with no verb: "Vegetarian, no eggs either", "vegan

@@ -15,7 +15,7 @@ import re
 from ..kinds import given_name, noun
 from .values import is_role
 
-__all__ = ["spelled", "with_subject"]
+__all__ = ["household", "spelled", "with_subject"]
 
 #: Contractions typed without their apostrophe. Words that are words without it ("were", "wont",
 #: "ill", "id", "its", "hell") are left alone.
@@ -227,6 +227,25 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
     ),
     (re.compile(r"^(?:born|raised|born and raised) in\b", re.I), "I was "),
 ]
+#: A household said as a list's item ("Married, no kids, two cats"): alone, "no kids, please" may
+#: be a request, so only an item of a list of them (``household``).
+_HOUSEHOLD_IS = re.compile(r"^(?:happily )?(?:married|divorced|widowed|engaged|single)$", re.I)
+_HOUSEHOLD_HAS = re.compile(
+    r"^(?:no|\d{1,2}|one|two|three|four|five|six) (?:kids?|children|child|sons?|daughters?|pets?|"
+    r"cats?|dogs?)$",
+    re.I,
+)
+
+
+def household(item: str) -> str | None:
+    """One item of a list about the user's household as a sentence ("no kids" → "I have no
+    kids", "married" → "I'm married"), or None."""
+    item = item.strip().rstrip(".!")
+    if _HOUSEHOLD_IS.match(item):
+        return f"I'm {item.lower()}"
+    if _HOUSEHOLD_HAS.match(item):
+        return f"I have {item}"
+    return None
 
 
 def with_subject(clause: str) -> str:
