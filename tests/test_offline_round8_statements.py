@@ -204,3 +204,25 @@ def test_a_list_with_an_item_no_fragment_stays_whole() -> None:
         "married, two cats, two tickets for Friday"
     ]
     assert "Has two tickets for Friday" not in facts("married, two cats, two tickets for Friday")
+
+
+# -- a contrast with no comma opens a clause of the user's own -----------------------------------
+def test_but_i_opens_a_clause_of_its_own() -> None:
+    assert "Lives in Kraków" in facts(
+        "I grew up near Gdansk but I've been living in Kraków since 2015"
+    ) or "Lives in Krakow" in facts(
+        "I grew up near Gdansk but I've been living in Krakow since 2015"
+    )
+    assert "Likes tea" in facts("I love tea but I can't drink it after 4pm")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I'd love to live in Lisbon but I can't afford it",  # a wish, then a reason
+        "I'm not vegan but I try to eat less meat",  # a denial, then a try
+    ],
+)
+def test_but_i_look_alikes(message: str) -> None:
+    got = facts(message)
+    assert not [f for f in got if f.startswith(("Lives in", "Is vegan", "Diet"))], got

@@ -402,7 +402,10 @@ _CLAUSE_SPLIT = re.compile(
     # ", so keep that in mind if I ask …": a consequence, its mood its own
     r"|,\s+(?=so\s+(?!(?:much|many|far|long|well|good|often|hard|bad)\b))"
     # "…, because half the team is in Manila": a reason, its mood its own
-    r"|,?\s+(?=because\s)",
+    r"|,?\s+(?=because\s)"
+    # "I'm originally from Da Nang but I've been living in Hanoi": a contrast opens a clause of
+    # the user's own, with or without its comma
+    r"|(?<=\w\w)\s+(?=but\s+(?:i|i'm|i've|i'd|we|we're|we've)\s)",
     re.I,
 )
 #: A comma before a new subject opens a new main clause ("I haven't eaten meat in ten years, I'm
