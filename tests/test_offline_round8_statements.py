@@ -226,3 +226,24 @@ def test_but_i_opens_a_clause_of_its_own() -> None:
 def test_but_i_look_alikes(message: str) -> None:
     got = facts(message)
     assert not [f for f in got if f.startswith(("Lives in", "Is vegan", "Diet"))], got
+
+
+# -- a run-on remark opened by a modal -------------------------------------------------------------
+def test_a_run_on_ability_after_a_fact() -> None:
+    assert "Favourite food: dumplings" in facts(
+        "dumplings are my favourite food hands down could eat thirty in one go"
+    )
+    assert "Likes ramen" in facts("I love ramen could eat it every single day")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I work at Shopify, well, I might soon.",  # a plan about the head
+        "I love oysters, trying them would be fun.",  # never tried: the like is no fact
+        "I live in Bergen would love to move though",
+    ],
+)
+def test_a_modal_remark_on_the_head(message: str) -> None:
+    got = facts(message)
+    assert not [f for f in got if f.startswith(("Works at", "Likes", "Lives in"))], got

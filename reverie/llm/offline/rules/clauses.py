@@ -667,11 +667,11 @@ def message_clauses(message: str) -> list[Clause]:
             if in_frame or CODE.search(clause):
                 continue  # a story, a task on a text, a rumour, a retracted line; code, markup
             prepared = _prepare(clause, opens=i == 0)
-            if prepared is None or prepared.ends_only:
+            if prepared is None or prepared.ends_only or prepared.presupposed_only:
                 # a remark after the head sank it: the head alone, when the remark is not on it
                 head = unsunk_head(clause)
                 unsunk = _prepare(head, opens=i == 0) if head else None
-                if unsunk is not None and not unsunk.ends_only:
+                if unsunk is not None and not (unsunk.ends_only or unsunk.presupposed_only):
                     prepared = unsunk
             if prepared is not None:
                 out.append(
@@ -961,7 +961,10 @@ _REMARK_CUT = re.compile(
     r"|\s+(?=in case\b(?! of\b)|if (?:that|it|this) (?:matters|helps|is relevant|makes a "
     r"difference)\b)"
     # "my husky Storm is 3 and he destroys everything lol": a remark on someone else, its own mood
-    r"|\s+(?=and (?:he|she|it|they)(?:'s|'re)?\s)",
+    r"|\s+(?=and (?:he|she|it|they)(?:'s|'re)?\s)"
+    # "khinkali is my favourite food hands down could eat twenty in one go": a run-on remark with
+    # its subject left out, opened by a modal
+    r"|(?<=\w\w)\s+(?=(?:could|would|can)\s+(?!(?:you|i|we|be|have)\b)[a-z]+\s)",
     re.I,
 )
 #: A remark that says why the user tells it, or when it matters, and leaves the head as it is: "in
@@ -991,6 +994,12 @@ _PROPORTION_OPENS = re.compile(
     r"^(?:mostly|mainly|usually|often|especially|largely|primarily)\s+(?!(?:i|we|i'm|we're)\b)\w",
     re.I,
 )
+_MODAL_REMARK = re.compile(
+    r"\b(?:might|would|could|may|will|shall|gonna|going to|soon)\b|'d\b|'ll\b", re.I
+)
+#: A run-on remark with its subject left out, of what the user can do ("… could eat twenty in one
+#: go"): an ability, no plan.
+_CAN_RUN_ON = re.compile(r"^\s*(?:could|can)\s+(?!(?:you|i|we|be|have)\b)[a-z]+\s", re.I)
 _USER_IN = re.compile(r"\b(?:i|i'm|i've|i'd|we|we're|we've)\b", re.I)
 
 
@@ -1013,6 +1022,10 @@ def _reaches_back(remark: str) -> bool:
     if len(re.findall(r"[\w'’]+", bare)) < 3 or _SCOPES_HEAD.match(remark) or _DOUBT.search(remark):
         return True  # "…, I guess", "…, lol", "…, if it's halal", "…, or trying to be"
     if _BARE_REPORT.match(remark) or _IRONIC.match(remark) or SARCASM.search(remark):
+        return True
+    if _MODAL_REMARK.search(remark) and not _CAN_RUN_ON.match(remark):
+        # "I work at Google, well, I might soon", "I love sushi, trying it would be fun": a plan or
+        # a guess that may be about the head
         return True
     # "…, sometimes I cheat": a hedge or a laugh on the user's own words is on the head too
     return bool(_USER_IN.search(remark) and (_HEDGE.search(remark) or LAUGH.search(remark)))
