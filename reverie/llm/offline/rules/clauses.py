@@ -252,7 +252,7 @@ FILLER = re.compile(
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
-REPLACES = re.compile(r"\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
+REPLACES = re.compile(r"(?<!\s)\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
 
 
 #: What makes a sentence a plan, a wish or a guess about the future, while a possessive in it ("my
@@ -398,11 +398,11 @@ def sentences_of(block: str) -> list[str]:
 
 _CLAUSE_SPLIT = re.compile(
     r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|"
-    r"\s+[-–—]\s+"
+    r"(?<!\s)\s+[-–—]\s+"
     # ", so keep that in mind if I ask …": a consequence, its mood its own
     r"|,\s+(?=so\s+(?!(?:much|many|far|long|well|good|often|hard|bad)\b))"
     # "…, because half the team is in Manila": a reason, its mood its own
-    r"|,?\s+(?=because\s)"
+    r"|(?<![,\s])(?:\s*+,)?\s++(?=because\s)"
     # "I'm originally from Da Nang but I've been living in Hanoi": a contrast opens a clause of
     # the user's own, with or without its comma
     r"|(?<=\w\w)\s+(?=but\s+(?:i|i'm|i've|i'd|we|we're|we've)\s)",
@@ -720,15 +720,16 @@ def _hedged_tail_cut(clause: str) -> str:
 #: A picture character says nothing a line keeps ("I'm a nurse 😊", "I keep bees 🐝"); laughter
 #: (😂, 🤣) and sarcasm (🙄) are read before it goes.
 _EMOJI = re.compile(
-    r"\s*(?:(?![😂🤣🙄])[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\u2764]|[\uFE0F\u200D])+"
+    r"(?<!\s)\s*(?:(?![😂🤣🙄])[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\u2764]|[\uFE0F\u200D])+"
 )
 #: A filler closing a clause ("…, tbh", "… lol" over the user's own slip or failure, which
 #: ``joking`` let pass): no part of what a line keeps.
 _TRAILING_FILLER = re.compile(
-    rf"[,\s]+(?:tbh|ngl|honestly|to be honest|imo|lol|lmao|haha\w*|hehe)\s*(?=[,.!]*$|,)|"
-    r"[,\s]+(?:and )?(?:all that|and stuff|and so on|etc|that sort of thing|that kind of thing)"
+    rf"(?<![,\s])[,\s]+(?:tbh|ngl|honestly|to be honest|imo|lol|lmao|haha\w*|hehe)\s*(?=[,.!]*$|,)|"
+    r"(?<![,\s])[,\s]+(?:and )?(?:all that|and stuff|and so on|etc|that sort of thing|"
+    r"that kind of thing)"
     r"\s*[.!]*$|"
-    rf"\s+{_LAUGH}(?=\s*[,.!]*$)",
+    rf"(?<!\s)\s+{_LAUGH}(?=\s*[,.!]*$)",
     re.I,
 )
 
@@ -815,7 +816,9 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
 #: A rule's standing scope said after it ("… unless I ask for more", "… even if I write in
 #: English", "… whatever language I use"): part of the rule, no hypothetical.
 _STANDING_SCOPE = re.compile(
-    r",?\s+(?:unless i (?:ask|say|tell|request|want|need|specify)|even (?:if|when) i (?:write|ask|"
+    r"(?<![,\s])(?:\s*+,)?\s++(?:unless i (?:ask|say|tell|request|want|need|specify)|even "
+    r"(?:if|when) i "
+    r"(?:write|ask|"
     r"use|message|"
     r"talk|type|speak)|whatever (?:language )?i (?:use|write|type)|no matter (?:what|which) "
     r"(?:language )?i|"
@@ -958,10 +961,10 @@ def _without_fillers(text: str) -> str:
 #: on relevance said with no comma ("timezone GMT+6 if that matters for reminders").
 _REMARK_CUT = re.compile(
     r"(?<!\s)\s*,\s+|(?<!\s)\s+[-–—]\s+|(?<!\s)\s*\(|\)\s*"
-    r"|\s+(?=in case\b(?! of\b)|if (?:that|it|this) (?:matters|helps|is relevant|makes a "
+    r"|(?<!\s)\s+(?=in case\b(?! of\b)|if (?:that|it|this) (?:matters|helps|is relevant|makes a "
     r"difference)\b)"
     # "my husky Storm is 3 and he destroys everything lol": a remark on someone else, its own mood
-    r"|\s+(?=and (?:he|she|it|they)(?:'s|'re)?\s)"
+    r"|(?<!\s)\s+(?=and (?:he|she|it|they)(?:'s|'re)?\s)"
     # "khinkali is my favourite food hands down could eat twenty in one go": a run-on remark with
     # its subject left out, opened by a modal
     r"|(?<=\w\w)\s+(?=(?:could|would|can)\s+(?!(?:you|i|we|be|have)\b)[a-z]+\s)",
