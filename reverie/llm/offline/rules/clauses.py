@@ -628,7 +628,7 @@ def _mood(clause: str) -> bool:
 _TRAILING_HEDGE = re.compile(
     r",\s*(?:(?:mostly|usually|sometimes|often|occasionally|especially|mainly)\s+(?!i\b|"
     # "…, mostly in Paris": a hedge on the head's place ("I live in Berlin, mostly in Paris")
-    r"we\b|in\b|at\b|from\b|near\b|out of\b)\w+(?:\s+\w+)+[^,]*|"
+    r"we\b|in\b|at\b|near\b)\w+(?:\s+\w+)+[^,]*|"
     r"\w+(?:\s+\w+)?\s+(?:mostly|usually|mainly))\s*[.!]?$",
     re.I,
 )
@@ -1014,7 +1014,7 @@ _APOLOGY = re.compile(r"^\s*(?:sorry|apologies|forgive me)\s+(?:if|for|about)\b"
 def _reaches_back(remark: str) -> bool:
     """Whether a remark that is no statement of its own (a reason, a joke, a hedge, a question)
     may be about the clause before it: then neither is sure."""
-    remark = remark.strip(" ,.;:)")
+    remark = remark.strip(" ,.;:)!")
     if _RELEVANCE.match(remark):
         return False
     bare = _HEDGE.sub(" ", LAUGH.sub(" ", remark))
@@ -1024,6 +1024,8 @@ def _reaches_back(remark: str) -> bool:
         return False  # "…, mostly backend", "…, especially Coltrane": on its own words only
     if len(re.findall(r"[\w'’]+", bare)) < 3 or _SCOPES_HEAD.match(remark) or _DOUBT.search(remark):
         return True  # "…, I guess", "…, lol", "…, if it's halal", "…, or trying to be"
+    if remark.endswith("?") and re.search(r"\b(?:that|it|this|those|them)\b", remark, re.I):
+        return True  # "I keep bees, is that a problem?": a question about the head
     if _BARE_REPORT.match(remark) or _IRONIC.match(remark) or SARCASM.search(remark):
         return True
     if _MODAL_REMARK.search(remark) and not _CAN_RUN_ON.match(remark):

@@ -274,5 +274,6 @@ _STUDIES = re.compile(r"\b(?:student|pupil|undergrad|postgrad|candidate|trainee)
 #: "pediatrician at king faisal hospital", "Freelance designer for US startups". The title must be
 #: one (``values.is_role``): "Dinner at Nobu" is none.
 _ROLE_AT = re.compile(
-    r"^(?:an? )?(?P<r>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,3}) (?P<rest>(?:at|for|with) \S.*)$"
+    r"^(?:an? )?(?P<r>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,3}) (?P<rest>(?:at|for|with) "
+    r"(?-i:[A-Z0-9])[^,]*)$"
 )
