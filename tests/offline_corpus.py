@@ -2463,6 +2463,8 @@ def dream_adds(root: Path, sentences: list[str]) -> dict[str, list[str]]:
     config.memory.history.fsync = False
     config.dream.protect_soul = False
     config.dream.max_batch_size = 1_000
+    # one batch of every sentence: its edits (one per line kept) may pass the default 50
+    config.dream.max_tool_calls = 1_000
     store = MemoryStore(ws, config=config)
     git = GitStore(ws, config.git)
     git.ensure()

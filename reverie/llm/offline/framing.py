@@ -98,6 +98,7 @@ _TEMPORARY = re.compile(
     r"winter)|for (?:this|the|a) (?:project|week|weekend|trip|month|sprint|demo|day|night|"
     r"holidays?|"
     r"conference|meeting|hackathon|course|class)|for (?:the time being|a few (?:days|weeks))|"
+    r"for the (?:next|coming) (?:(?:few|two|three|four|couple of) )?(?:days?|weeks?|months?)|"
     r"temporarily|for the moment|right now|on (?:holiday|vacation|leave|a trip|a business trip|"
     r"sabbatical)|"
     r"visiting|staying (?:at|in|with)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from ..framing import framed, temporary
 from .agent import AGENT_VERBS
 from .person import first_person
-from .shorthand import spelled, with_subject
+from .shorthand import household, spelled, with_subject
 
 #: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I
 #: like Perl").
@@ -64,7 +64,10 @@ _HEDGE = re.compile(
     r"\b(?:mostly(?! into\b(?!.*\b(?:these days|lately|right now|at the moment|nowadays|for "
     r"now)\b)| my thing\b)|(?<!\bthat )(?<!\bthis )(?<!\bwhat )(?<!\bthe )(?<!\bany )(?<!\bsome )"
     r"(?<!\bdifferent )(?<!\bsame )(?<!\bother )(?<!\bevery )(?<!\bone )(?:sort|kind) of|kinda|"
-    r"partly|partially|half|sometimes|occasionally|at times|"
+    # "half" of a share ("half Italian"), not of a clock or a count ("half past nine", "an hour and
+    # a half")
+    r"partly|partially|(?<!and a )half(?! past\b| an? (?:hour|day|year|mile|kilo)| (?:one|two|"
+    r"three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)|sometimes|occasionally|at times|"
     r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
     r"supposedly|allegedly)\b",
     re.I,
@@ -95,7 +98,8 @@ _HYPOTHETICAL = re.compile(
     r"going to (?!(?-i:[A-Z])|keep up with|keep going with|continue|carry on)"
     r"|gonna(?! keep up with| keep going with| continue| carry on)|should i|what if|let's say|used "
     r"to|was going to|almost(?! (?:all|every|always|everything|everyone|never))|nearly(?! (?:all|"
-    r"every|always))|either|pretending|joking|kidding|just kidding)\b",
+    # "either" of a choice; "no eggs either" at a clause's end adds a denial, no choice
+    r"every|always))|either(?![\s.!]*$)|pretending|joking|kidding|just kidding)\b",
     re.I,
 )
 
@@ -248,7 +252,7 @@ FILLER = re.compile(
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
-REPLACES = re.compile(r"\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
+REPLACES = re.compile(r"(?<!\s)\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
 
 
 #: What makes a sentence a plan, a wish or a guess about the future, while a possessive in it ("my
@@ -329,10 +333,60 @@ MAX_MATCHES = (
 )
 
 
+#: A preamble before a colon ("Quick info about me before I ask: I live in …", "Long shift today
+#: but quick one: I'm a pharmacist …"): the statement after it is a sentence of its own, so the
+#: preamble's plan or passing day does not reach it. Only before a clause with its own subject, and
+#: never after a label of a word or two ("Job: …", ``shorthand``), which is one sentence.
+_PREAMBLE = re.compile(
+    r"(?<=\w):\s+(?=(?:i|i'm|i've|i am|my|our|we|we're|it's|the)\s)",
+    re.I,
+)
+
+
+#: A preamble that scopes what follows, a time or a condition ("For the next two weeks: I'm in
+#: Paris", "If anyone asks: I'm 30"): the line stays whole.
+_SCOPING_PREAMBLE = re.compile(
+    r"^(?:for|until|till|this|next|during|over|from|starting|as of|if|when|whenever|unless|in case|"
+    r"once|after|before|while)\b",
+    re.I,
+)
+
+
+#: A preamble that gives words to come, someone's or a text's ("My son wrote in his essay: I have
+#: a cat"): what follows is quoted, so the line stays whole (``framing`` reads it).
+_WORDS_OF_OTHERS = re.compile(
+    r"\b(?:said|says|say|saying|wrote|writes|write|written|writing|texted|texts|told|tells|asked|"
+    r"asks|posted|tweeted|reads|read|goes|went|messaged|emailed|replied|shouted|yelled|announced|"
+    r"quote|quoted|essay|story|novel|book|email|e-mail|message|letter|post|poem|song|script|bio|"
+    r"profile|text|caption|sign|note|translate|translation|example|sentence|line|draft)\b",
+    re.I,
+)
+
+
+def _preambles_cut(line: str) -> list[str]:
+    """The line cut after a preamble of three words or more that ends with a colon."""
+    out, start = [], 0
+    for m in _PREAMBLE.finditer(line):
+        left = line[start : m.start()]
+        if (
+            len(left.split()) >= 3
+            and not _SCOPING_PREAMBLE.match(left.strip())
+            and not _WORDS_OF_OTHERS.search(left)
+        ):
+            out.append(line[start : m.start()].strip() + ":")  # "Mom texted me:" frames on
+            start = m.end()
+    return [*out, line[start:]]
+
+
 def sentences_of(block: str) -> list[str]:
     out = []
     for line in block.split("\n"):
-        parts = [p.strip() for p in _SENTENCE_SPLIT.split(line) if p.strip()]
+        parts = [
+            p.strip()
+            for cut in _preambles_cut(line)
+            for p in _SENTENCE_SPLIT.split(cut)
+            if p.strip()
+        ]
         for i, sentence in enumerate(parts):
             if i < len(parts) - 1 and sentence.endswith(";") and not CODE.search(sentence[:-1]):
                 # a semicolon between two clauses of prose ends the first one; only at a line's end
@@ -344,11 +398,14 @@ def sentences_of(block: str) -> list[str]:
 
 _CLAUSE_SPLIT = re.compile(
     r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|"
-    r"\s+[-–—]\s+"
+    r"(?<!\s)\s+[-–—]\s+"
     # ", so keep that in mind if I ask …": a consequence, its mood its own
     r"|,\s+(?=so\s+(?!(?:much|many|far|long|well|good|often|hard|bad)\b))"
     # "…, because half the team is in Manila": a reason, its mood its own
-    r"|,?\s+(?=because\s)",
+    r"|(?<![,\s])(?:\s*+,)?\s++(?=because\s)"
+    # "I'm originally from Da Nang but I've been living in Hanoi": a contrast opens a clause of
+    # the user's own, with or without its comma
+    r"|(?<=\w\w)\s+(?=but\s+(?:i|i'm|i've|i'd|we|we're|we've)\s)",
     re.I,
 )
 #: A comma before a new subject opens a new main clause ("I haven't eaten meat in ten years, I'm
@@ -391,7 +448,62 @@ def clauses(sentence: str) -> list[str]:
         for piece in _at_new_subjects(part.strip()):
             run_on = _RUN_ON.split(piece) if _RUN_ON_HEAD.match(piece) else [piece]
             parts += [p.strip() for p in run_on]
-    return [_CONJUNCTION.sub("", p) for p in parts if p]
+    parts = [f for p in parts for f in _fragments(p)]
+    return [d for p in parts if p for d in _diet_denials(_CONJUNCTION.sub("", p))]
+
+
+def _fragments(part: str) -> list[str]:
+    """A list of fragments with no subject, each one the shorthand reads ("Married, no kids, two
+    cats", "Vegan, allergic to nuts"), cut at its commas; the part as it is when any item is
+    none."""
+    items = [i.strip().rstrip(".!") for i in part.split(",")]
+    if len(items) < 2:
+        return [part]
+    read = [household(i) or with_subject(i) for i in items]
+    if any(not i or said == i for i, said in zip(items, read)):
+        return [part]
+    return read
+
+
+#: A diet and what it leaves out, said as a list with no verb: "Vegetarian, no eggs either", "vegan
+#: since 2019, and no honey either", "jain veg, no onion garlic or root veggies".
+_DIET_LIST = re.compile(
+    r"^(?P<h>[^,]{0,60}?\b(?:vegan|vegetarian|veggie|veg|pescatarian|halal|kosher|plant-based|"
+    r"gluten-free|dairy-free)\b[^,]{0,30}?)"
+    r"(?P<d>(?:,\s*(?:and\s+)?(?:also\s+)?no\s+[a-z][a-z -]{1,30}?"
+    r"(?:\s+either|\s+too|\s+as well)?)+)"
+    r"\s*[.!]*$",
+    re.I,
+)
+_DENIED = re.compile(
+    r",\s*(?:and\s+)?(?:also\s+)?no\s+(?P<x>[a-z][a-z -]{1,30}?)(?:\s+either|"
+    r"\s+too|\s+as well)?\s*(?=,|$)",
+    re.I,
+)
+#: What a diet leaves out is a food or a drink, never a person, a thing owned or a worry.
+_NOT_FOOD = re.compile(
+    r"\b(?:kids?|children|child|pets?|cars?|jobs?|problems?|issues?|worries|pressure|stress|time|"
+    r"money|exceptions?|excuses?|thanks|way|idea|clue|need|rush|pun|judg\w*|offen[cs]e|"
+    r"complaints?|regrets?|plans?)\b",
+    re.I,
+)
+_DRINKS = frozenset("alcohol booze caffeine coffee beer wine spirits liquor soda fizzy".split())
+
+
+def _diet_denials(part: str) -> list[str]:
+    """A diet said with what it leaves out, cut into the diet and one "I don't eat X" clause a
+    thing left out: the rules read each; the part as it is when it is none."""
+    m = _DIET_LIST.match(part.strip())
+    if m is None:
+        return [part]
+    out = [m.group("h").strip()]
+    for d in _DENIED.finditer(m.group("d")):
+        food = d.group("x").strip()
+        if _NOT_FOOD.search(food) or len(food.split()) > 4:
+            return [part]
+        verb = "drink" if food.lower() in _DRINKS else "eat"
+        out.append(f"I don't {verb} {food}")
+    return out
 
 
 #: A second clause run on with no comma and no conjunction, its subject a pronoun or left out:
@@ -449,6 +561,18 @@ _TO_AGENT_FIRST = re.compile(
     r"reply|answer|respond|keep|write|call me|give me|finish|end|close|start|include|skip|avoid)\b",
     re.I,
 )
+#: A request said without a verb of answering: "No emojis please, I copy …", "please short
+#: answers, I'm on …" ("no caffeine for me, I'm pregnant" is the user's own rule: none).
+_BARE_REQUEST = re.compile(
+    r"^(?:please|pls)\s+[a-z]+(?:\s+[a-z]+){0,3}$|^[a-z]+(?:\s+[a-z]+){1,3},?\s+(?:please|pls)$",
+    re.I,
+)
+#: A taste said after a request ("no bullet points please, I prefer normal text"): about the
+#: answers, the request's, not a taste of the user's life.
+_ANSWER_TASTE = re.compile(
+    r"^\s*(?:i|i'd|i would)\s+(?:really |much )?(?:prefer|like|want|need|rather|love|hate)\b",
+    re.I,
+)
 #: A hedge that reaches back to the clause before ("…, I guess", "…, if that's ok").
 _HEDGE_BACK = re.compile(
     r"\b(?:i think|i guess|i suppose|not sure|i might be wrong|maybe|probably|if (?:that's|it's|"
@@ -474,7 +598,10 @@ def _at_new_subjects(part: str) -> list[str]:
             continue  # "my sister is in Rome, moved there in May": the sister moved
         if _DIET_AFTER.match(part, m.end()) and not _ABOUT_EATING.search(left):
             continue  # "I love cooking, vegetarian": a diet only after words about eating
-        if _TO_AGENT_FIRST.match(left) and not _HEDGE_BACK.search(right):
+        request = _TO_AGENT_FIRST.match(left) or (
+            _BARE_REQUEST.match(left) and not _ANSWER_TASTE.match(right)
+        )
+        if request and not _HEDGE_BACK.search(right):
             # "Actually switch to Celsius, I'm trying to get used to it": the plan is the user's,
             # the instruction stands
             out.append(left)
@@ -500,7 +627,8 @@ def _mood(clause: str) -> bool:
 #: Coltrane and Bill Evans") qualifies that phrase, not the clause before it.
 _TRAILING_HEDGE = re.compile(
     r",\s*(?:(?:mostly|usually|sometimes|often|occasionally|especially|mainly)\s+(?!i\b|"
-    r"we\b)\w+(?:\s+\w+)+[^,]*|"
+    # "…, mostly in Paris": a hedge on the head's place ("I live in Berlin, mostly in Paris")
+    r"we\b|in\b|at\b|near\b)\w+(?:\s+\w+)+[^,]*|"
     r"\w+(?:\s+\w+)?\s+(?:mostly|usually|mainly))\s*[.!]?$",
     re.I,
 )
@@ -539,6 +667,12 @@ def message_clauses(message: str) -> list[Clause]:
             if in_frame or CODE.search(clause):
                 continue  # a story, a task on a text, a rumour, a retracted line; code, markup
             prepared = _prepare(clause, opens=i == 0)
+            if prepared is None or prepared.ends_only or prepared.presupposed_only:
+                # a remark after the head sank it: the head alone, when the remark is not on it
+                head = unsunk_head(clause)
+                unsunk = _prepare(head, opens=i == 0) if head else None
+                if unsunk is not None and not (unsunk.ends_only or unsunk.presupposed_only):
+                    prepared = unsunk
             if prepared is not None:
                 out.append(
                     replace(prepared, message=message, correction=prepared.correction or corrects)
@@ -586,15 +720,16 @@ def _hedged_tail_cut(clause: str) -> str:
 #: A picture character says nothing a line keeps ("I'm a nurse 😊", "I keep bees 🐝"); laughter
 #: (😂, 🤣) and sarcasm (🙄) are read before it goes.
 _EMOJI = re.compile(
-    r"\s*(?:(?![😂🤣🙄])[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\u2764]|[\uFE0F\u200D])+"
+    r"(?<!\s)\s*(?:(?![😂🤣🙄])[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\u2764]|[\uFE0F\u200D])+"
 )
 #: A filler closing a clause ("…, tbh", "… lol" over the user's own slip or failure, which
 #: ``joking`` let pass): no part of what a line keeps.
 _TRAILING_FILLER = re.compile(
-    rf"[,\s]+(?:tbh|ngl|honestly|to be honest|imo|lol|lmao|haha\w*|hehe)\s*(?=[,.!]*$|,)|"
-    r"[,\s]+(?:and )?(?:all that|and stuff|and so on|etc|that sort of thing|that kind of thing)"
+    rf"(?<![,\s])[,\s]+(?:tbh|ngl|honestly|to be honest|imo|lol|lmao|haha\w*|hehe)\s*(?=[,.!]*$|,)|"
+    r"(?<![,\s])[,\s]+(?:and )?(?:all that|and stuff|and so on|etc|that sort of thing|"
+    r"that kind of thing)"
     r"\s*[.!]*$|"
-    rf"\s+{_LAUGH}(?=\s*[,.!]*$)",
+    rf"(?<!\s)\s+{_LAUGH}(?=\s*[,.!]*$)",
     re.I,
 )
 
@@ -639,6 +774,7 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
     cue = CORRECTION_CUE.match(text)
     if cue:
         correction, text = True, text[cue.end() :]
+    text = _noted(text)
     asked = polite_request(text)
     if asked is not None:
         text = _STANDING_SCOPE.sub("", asked).strip()
@@ -680,7 +816,9 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
 #: A rule's standing scope said after it ("… unless I ask for more", "… even if I write in
 #: English", "… whatever language I use"): part of the rule, no hypothetical.
 _STANDING_SCOPE = re.compile(
-    r",?\s+(?:unless i (?:ask|say|tell|request|want|need|specify)|even (?:if|when) i (?:write|ask|"
+    r"(?<![,\s])(?:\s*+,)?\s++(?:unless i (?:ask|say|tell|request|want|need|specify)|even "
+    r"(?:if|when) i "
+    r"(?:write|ask|"
     r"use|message|"
     r"talk|type|speak)|whatever (?:language )?i (?:use|write|type)|no matter (?:what|which) "
     r"(?:language )?i|"
@@ -781,6 +919,27 @@ def polite_request(text: str) -> str | None:
     return f"{always.lower()} {base} {rest}".strip()
 
 
+#: A request to keep a statement of the user's in mind ("Could you remember that I'm a Year 2
+#: teacher?", "Would you mind remembering that I don't drink alcohol?", "Please note that our
+#: pipeline runs on Airflow"): the statement is the user's own, the request only frames it.
+_NOTE_THAT = re.compile(
+    r"^(?:(?:(?:could|can|would|will) (?:you|u)|(?:i'd|i would) (?:really )?appreciate it if you "
+    r"(?:could|would|can))(?:\s+(?:please|pls|kindly|just|also))*\s+(?:remember|note|keep in mind|"
+    r"bear in mind|make a note)|(?:would|do) you mind (?:remembering|noting|keeping in mind)|"
+    r"(?:please |pls )?(?:(?:just |also )?(?:remember|note|keep in mind|bear in mind)))"
+    r"(?:,)?\s+that\s+(?P<s>(?:i|i'm|i've|my|we|we're|our|(?-i:[A-Z])[\w-]+ (?:is|are) my)\b.+?)"
+    r"(?:,?\s*(?:please|pls|thanks|thank you))?\s*[?.!]*$",
+    re.I,
+)
+
+
+def _noted(text: str) -> str:
+    """The statement a request to keep it in mind frames ("could you remember that I …?" → "I
+    …"); the text as it is when it is none."""
+    m = _NOTE_THAT.match(text.strip())
+    return m.group("s") if m else text
+
+
 def _standing(text: str) -> str:
     m = _WHEN_I_ASK.match(text)
     if not m:
@@ -796,3 +955,107 @@ def _without_fillers(text: str) -> str:
         if stripped == text:
             return text
         text = stripped
+
+
+#: Where a clause's head ends and a remark on it starts: a comma, a dash, a bracket, or a remark
+#: on relevance said with no comma ("timezone GMT+6 if that matters for reminders").
+_REMARK_CUT = re.compile(
+    r"(?<!\s)\s*,\s+|(?<!\s)\s+[-–—]\s+|(?<!\s)\s*\(|\)\s*"
+    r"|(?<!\s)\s+(?=in case\b(?! of\b)|if (?:that|it|this) (?:matters|helps|is relevant|makes a "
+    r"difference)\b)"
+    # "my husky Storm is 3 and he destroys everything lol": a remark on someone else, its own mood
+    r"|(?<!\s)\s+(?=and (?:he|she|it|they)(?:'s|'re)?\s)"
+    # "khinkali is my favourite food hands down could eat twenty in one go": a run-on remark with
+    # its subject left out, opened by a modal
+    r"|(?<=\w\w)\s+(?=(?:could|would|can)\s+(?!(?:you|i|we|be|have)\b)[a-z]+\s)",
+    re.I,
+)
+#: A remark that says why the user tells it, or when it matters, and leaves the head as it is: "in
+#: case you need it", "if that matters", "if it helps".
+_RELEVANCE = re.compile(
+    r"^(?:in case\b(?! of\b)|if (?:that|it|this) (?:matters|helps|is relevant|makes a difference|"
+    r"changes anything)\b|if you (?:need|want|care|wonder|were wondering|must know)\b|"
+    r"if i'm (?:being )?honest\b|to be honest\b)",
+    re.I,
+)
+#: A condition, a retraction or an alternative that opens the remark scopes the head: "I eat
+#: meat, if it's halal", "I'm vegan, or trying to be", "…, at least on weekdays".
+_SCOPES_HEAD = re.compile(
+    r"^(?:if|unless|as long as|provided|assuming|when|whenever|except|except when|only when|"
+    r"only if|or|at least|well|not|though|although|but|until|for now|i think|i guess|i suppose|"
+    r"i reckon|i believe|i mean)\b",
+    re.I,
+)
+#: A hedge anywhere in the remark that may be on the head: the user's own doubt, a point in time.
+_DOUBT = re.compile(
+    r"\b(?:i think|i guess|i suppose|i reckon|i believe|not sure|i might be wrong|or not|or so|for "
+    r"now|just this once|for this|at least|if (?:that's|it's|you) (?:ok|okay|fine|right|correct|"
+    r"true)|or something|who knows|jk|kidding|joking|though|although|except|instead|rather)\b",
+    re.I,
+)
+_PROPORTION_OPENS = re.compile(
+    r"^(?:mostly|mainly|usually|often|especially|largely|primarily)\s+(?!(?:i|we|i'm|we're)\b)\w",
+    re.I,
+)
+_MODAL_REMARK = re.compile(
+    r"\b(?:might|would|could|may|will|shall|gonna|going to|soon)\b|'d\b|'ll\b", re.I
+)
+#: A run-on remark with its subject left out, of what the user can do ("… could eat twenty in one
+#: go"): an ability, no plan.
+_CAN_RUN_ON = re.compile(r"^\s*(?:could|can)\s+(?!(?:you|i|we|be|have)\b)[a-z]+\s", re.I)
+_USER_IN = re.compile(r"\b(?:i|i'm|i've|i'd|we|we're|we've)\b", re.I)
+
+
+#: An apology that opens a sentence ("Sorry if I'm slow to reply, …"): its "if" is no condition on
+#: what follows it.
+_APOLOGY = re.compile(r"^\s*(?:sorry|apologies|forgive me)\s+(?:if|for|about)\b", re.I)
+
+
+def _reaches_back(remark: str) -> bool:
+    """Whether a remark that is no statement of its own (a reason, a joke, a hedge, a question)
+    may be about the clause before it: then neither is sure."""
+    remark = remark.strip(" ,.;:)!")
+    if _RELEVANCE.match(remark):
+        return False
+    bare = _HEDGE.sub(" ", LAUGH.sub(" ", remark))
+    if _ELSEWHERE.match(remark):
+        return True  # "I live in Berlin, mostly in Paris": on the head's place
+    if _PROPORTION_OPENS.match(remark) and bare.split():
+        return False  # "…, mostly backend", "…, especially Coltrane": on its own words only
+    if len(re.findall(r"[\w'’]+", bare)) < 3 or _SCOPES_HEAD.match(remark) or _DOUBT.search(remark):
+        return True  # "…, I guess", "…, lol", "…, if it's halal", "…, or trying to be"
+    if remark.endswith("?") and re.search(r"\b(?:that|it|this|those|them)\b", remark, re.I):
+        return True  # "I keep bees, is that a problem?": a question about the head
+    if _BARE_REPORT.match(remark) or _IRONIC.match(remark) or SARCASM.search(remark):
+        return True
+    if _MODAL_REMARK.search(remark) and not _CAN_RUN_ON.match(remark):
+        # "I work at Google, well, I might soon", "I love sushi, trying it would be fun": a plan or
+        # a guess that may be about the head
+        return True
+    # "…, sometimes I cheat": a hedge or a laugh on the user's own words is on the head too
+    return bool(_USER_IN.search(remark) and (_HEDGE.search(remark) or LAUGH.search(remark)))
+
+
+def unsunk_head(clause: str) -> str:
+    """The clause's head when only a remark after it (a reason, a joke, a hedge or a question of
+    its own) made the clause no statement: "Arrival is my favourite film, I've watched it maybe
+    ten times", "I live in Lisbon, in case you need it for the weather", "learning swahili on
+    duolingo, 200 day streak haha". "" when the head is no statement either, or a remark may be
+    about it ("I eat meat, if it's halal", "I'm vegan, sometimes I cheat", "I'm a CEO, lol")."""
+    if len(clause) > _MAX_SENTENCE or _CONDITIONAL.match(clause):
+        return ""
+    parts = [p for p in _REMARK_CUT.split(clause) if p and p.strip(" ,.;:")]
+    if len(parts) > 1 and _APOLOGY.match(parts[0]):
+        parts = parts[1:]  # "Sorry if I'm slow today, my daughter Maya has exams": no condition
+    sunk = next((n for n, part in enumerate(parts) if not statement(part)), len(parts))
+    if sunk == 0:
+        return ""
+    head = ", ".join(p.strip() for p in parts[:sunk])
+    if not statement(head) or len(head.split()) < 2 or re.search(r"\bhere\b", head, re.I):
+        # "a session violinist here in Istanbul, mostly studio work": where the work is, which the
+        # home rules would read as a home (``_hedged_tail_cut``)
+        return ""
+    rest = parts[sunk:]
+    if any(not statement(part) and _reaches_back(part) for part in rest):
+        return ""
+    return head

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["spelled", "with_subject"]
+from ..kinds import given_name, noun
+from .values import is_role
+
+__all__ = ["household", "spelled", "with_subject"]
 
 #: Contractions typed without their apostrophe. Words that are words without it ("were", "wont",
 #: "ill", "id", "its", "hell") are left alone.
@@ -77,10 +80,55 @@ _WERE = re.compile(
 _WITH = re.compile(r"(?<![\w/])w/?(?= [a-z])", re.I)
 
 
+#: A relative or a pet said with its name typed in lower case: "my husband kemal", "our lab
+#: bruno", "my wife mei ling". The name gets its capital back, so the rules that ask for a name
+#: read it; only a given name people have (``kinds.given_name``) that is no word of the sentence's
+#: grammar ("my husband will …", "my son can …").
+_KIN_NAMED = re.compile(
+    r"\b(?P<pre>(?:my|our)\s+(?:(?:little|older|younger|big|baby|eldest|oldest|youngest|twin|"
+    r"step|new|late)\s+)?(?:wife|husband|hubby|partner|girlfriend|boyfriend|gf|bf|fianc[ée]e?|son|"
+    r"daughter|boy|girl|brother|sister|bro|sis|mother|father|mom|mum|mam|dad|grandma|grandpa|"
+    r"granny|nan|grandson|granddaughter|uncle|aunt|auntie|cousin|niece|nephew|dog|cat|puppy|"
+    r"pup|kitten|parrot|hamster|rabbit|bunny|horse|mare|pony|tortoise|turtle|gecko|snake|lizard|"
+    r"ferret|lab|labrador|husky|beagle|shiba|corgi|poodle|collie|terrier|spaniel|retriever|"
+    r"greyhound|dachshund|pug|tabby|budgie|cockatiel)\s+)"
+    r"(?P<n>[a-z][a-z'-]+)(?:\s+(?P<m>[a-z][a-z'-]+))?"
+)
+#: Words of grammar some list of the world's given names holds ("will", "may", "said", "the").
+_NOT_A_NAME = frozenset(
+    "is was will may can could would should has had have and but or so who which that just also "
+    "still really now then too are were does did said the an a in on at to from with for of by "
+    "over under after before since until while when any than he she us you my your our their "
+    "his her it its me we they them i ive come came got gets is's hes shes who's lives works "
+    "died passed left moved started turned born says told never always often usually here there "
+    "well back home away out up down off already finally recently and its not no yes very much "
+    "more most some all both each every other another such only own same early late soon".split()
+)
+
+
+def _named(m: re.Match[str]) -> str:
+    first, second = m.group("n"), m.group("m")
+    if first in _NOT_A_NAME or not given_name(first):
+        return m.group(0)
+    said = m.group("pre") + first.capitalize()
+    if second is None:
+        return said
+    if (
+        second not in _NOT_A_NAME
+        and not second.endswith("ly")
+        and given_name(second)
+        and not noun(second)
+    ):
+        return f"{said} {second.capitalize()}"  # "my wife mei ling"
+    return f"{said} {second}"
+
+
 def spelled(message: str) -> str:
     """The message with its apostrophes put back ("im" → "I'm", "dont" → "don't"), "w" read as
-    "with"."""
+    "with", a relative's or a pet's name typed in lower case given its capital ("my husband
+    kemal")."""
     message = _WITH.sub("with", _WERE.sub("we're ", message))
+    message = _KIN_NAMED.sub(_named, message)
 
     def put(m: re.Match[str]) -> str:
         word = m.group(1)
@@ -179,6 +227,25 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
     ),
     (re.compile(r"^(?:born|raised|born and raised) in\b", re.I), "I was "),
 ]
+#: A household said as a list's item ("Married, no kids, two cats"): alone, "no kids, please" may
+#: be a request, so only an item of a list of them (``household``).
+_HOUSEHOLD_IS = re.compile(r"^(?:happily )?(?:married|divorced|widowed|engaged|single)$", re.I)
+_HOUSEHOLD_HAS = re.compile(
+    r"^(?:no|\d{1,2}|one|two|three|four|five|six) (?:kids?|children|child|sons?|daughters?|pets?|"
+    r"cats?|dogs?)$",
+    re.I,
+)
+
+
+def household(item: str) -> str | None:
+    """One item of a list about the user's household as a sentence ("no kids" → "I have no
+    kids", "married" → "I'm married"), or None."""
+    item = item.strip().rstrip(".!")
+    if _HOUSEHOLD_IS.match(item):
+        return f"I'm {item.lower()}"
+    if _HOUSEHOLD_HAS.match(item):
+        return f"I have {item}"
+    return None
 
 
 def with_subject(clause: str) -> str:
@@ -193,4 +260,20 @@ def with_subject(clause: str) -> str:
     for rx, subject in _PREDICATES:
         if rx.match(bare):
             return subject + bare[:1].lower() + bare[1:]
+    m = _ROLE_AT.match(bare)
+    if m and is_role(m.group("r")) and not _STUDIES.search(m.group("r")):
+        role = m.group("r")
+        article = "an" if role[:1].lower() in "aeiou" else "a"
+        return f"I'm {article} {role[:1].lower()}{role[1:]} {m.group('rest')}"
     return text
+
+
+#: A student studies where a worker works: "Masters student at UofT" is left to the rules.
+_STUDIES = re.compile(r"\b(?:student|pupil|undergrad|postgrad|candidate|trainee)$", re.I)
+#: A job title said with no subject, with where it is held: "Software engineer at Andela",
+#: "pediatrician at king faisal hospital", "Freelance designer for US startups". The title must be
+#: one (``values.is_role``): "Dinner at Nobu" is none.
+_ROLE_AT = re.compile(
+    r"^(?:an? )?(?P<r>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,3}) (?P<rest>(?:at|for|with) "
+    r"(?-i:[A-Z0-9])[^,]*)$"
+)
