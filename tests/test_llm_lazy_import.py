@@ -61,10 +61,13 @@ def test_a_remote_call_imports_litellm_without_overwriting_the_hosts_environment
 
 def test_the_offline_demo_and_a_dream_run_import_no_litellm(tmp_path) -> None:
     """Issue 15: the offline engine is called in-process; `reverie demo` (which consolidates and
-    dreams) and a Dream run on it never load litellm."""
+    dreams) and a Dream run on it never load litellm. Issue 36: nor does the demo load the search
+    stack (SQLite, the index), which it never queries."""
     code = (
         "import sys\nfrom reverie.cli import main\nrc = main(['demo', '--json',"
-        f" {str(tmp_path / 'demo')!r}])\nfrom reverie.memory.runtime import Runtime\nimport"
+        f" {str(tmp_path / 'demo')!r}])\nprint(sorted(m for m in sys.modules if m in"
+        " ('sqlite3', 'reverie.recall.index', 'reverie.recall.search')), file=sys.stderr)\n"
+        "from reverie.memory.runtime import Runtime\nimport"
         f" asyncio\nrt = Runtime({str(tmp_path / 'demo')!r})\nrt.store.append_history('- [durable]"
         " Lives in Porto', 'cli:t')\nr = asyncio.run(rt.dream.run())\nprint(rc, r.status, sorted(m"
         " for m in sys.modules if m.split('.')[0] in ('litellm', 'openai', 'tiktoken')),"
@@ -74,5 +77,7 @@ def test_the_offline_demo_and_a_dream_run_import_no_litellm(tmp_path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT), timeout=300
     )
     assert out.returncode == 0, out.stderr
-    rc, status, modules = out.stderr.strip().splitlines()[-1].split(" ", 2)
+    searched, last = out.stderr.strip().splitlines()[-2:]
+    rc, status, modules = last.split(" ", 2)
     assert rc == "0" and status in ("ok", "no-change") and modules == "[]", out.stderr
+    assert searched == "[]", out.stderr

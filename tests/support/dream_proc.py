@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 from reverie.dream import transaction
-from reverie.llm.scripted import bad_request_error
 from support.dream_helpers import MEM, edit, make_env
 
 
@@ -29,7 +28,10 @@ def main() -> None:
         )
         transaction.fault = lambda p: os._exit(77) if p == point else None
         if point == "dead-lettered":
-            env.fake.enqueue(bad_request_error("always fails"))
+            # A failure the policy calls final, as it does litellm's BadRequestError, without
+            # importing litellm into this process (seconds of CPU) for an error's type: an
+            # in-process model's own exception (``client._classify``).
+            env.fake.enqueue(RuntimeError("always fails"))
         else:
             env.fake.enqueue(
                 "[USER] Lives in Berlin", [edit("USER.md", "", "- Lives in Berlin\n")], "done"

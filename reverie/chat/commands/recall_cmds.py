@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ...errors import CommandError
-from ...recall.tool import render_hits
 from .router import Command, Invocation, clip
 
 __all__ = ["commands", "RECALL_K"]
@@ -15,6 +14,8 @@ async def recall(inv: Invocation) -> str:
     query = inv.raw_args.strip()
     if not query:
         raise CommandError("`/recall` needs something to look for.")
+    from ...recall.tool import render_hits  # the search stack only when /recall runs
+
     hits = await inv.memory.arecall(query, limit=RECALL_K)
     if not hits:
         return f"Nothing in memory matches `{clip(query)}`."
