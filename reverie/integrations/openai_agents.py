@@ -32,14 +32,17 @@ serves many conversations.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agents import Agent, FunctionTool, RunContextWrapper, function_tool
+from agents.exceptions import UserError
 from agents.items import TResponseInputItem
 from agents.memory import SessionSettings
 
 from ..memory import Memory
+from ..text.safety import unstorable
 from . import _tools
 
 __all__ = ["ReverieSession", "memory_instructions", "memory_tools", "to_message", "ITEM_KEY"]
@@ -89,6 +92,34 @@ def to_message(item: TResponseInputItem) -> dict[str, Any]:
     return {"role": role, "content": content, ITEM_KEY: data}
 
 
+def _unplain(value: Any, where: str) -> str | None:
+    """Why ``value`` would not come back from the session file as it went in, or None."""
+    if isinstance(value, str):
+        why = unstorable(value, controls=False)  # what was said is kept as it was, controls too
+        return None if why is None else f"{where} {why}"
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return None if -(2**63) <= value < 2**64 else f"{where} is a number past 64 bits"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{where} is {value!r}, not a JSON number"
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if not isinstance(key, str):
+                return f"{where} has a key {key!r} that is not a string"
+            why = _unplain(inner, f"{where}[{key!r}]")
+            if why is not None:
+                return why
+        return None
+    if isinstance(value, list | tuple):
+        for k, inner in enumerate(value):
+            why = _unplain(inner, f"{where}[{k}]")
+            if why is not None:
+                return why
+        return None
+    return f"{where} is a {type(value).__name__}, not JSON"
+
+
 def _to_item(message: dict[str, Any]) -> TResponseInputItem:
     item = message.get(ITEM_KEY)
     if isinstance(item, dict):
@@ -114,6 +145,8 @@ class ReverieSession:
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The items not in history yet, oldest first (the newest ``limit``, or the settings')."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+            raise UserError(f"limit must be a whole number or None, not {limit!r}")
         messages = await self.memory.amessages(self.session_id)
         if limit is None and self.session_settings is not None:
             limit = self.session_settings.limit
@@ -122,7 +155,20 @@ class ReverieSession:
         return [_to_item(m) for m in messages]
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
-        """Append the run's items durably, then consolidate if the prompt is over its budget."""
+        """Append the run's items durably, then consolidate if the prompt is over its budget.
+        Items that are not plain JSON (a NaN, a datetime, a number past 64 bits) or hold a lone
+        surrogate are refused (``UserError``, naming the item and the value) before any is stored:
+        stored, they would come back as something else."""
+        if not isinstance(items, list | tuple):
+            raise UserError(f"items must be a list of items, not {type(items).__name__}")
+        for n, item in enumerate(items):
+            why = (
+                _unplain(item, f"items[{n}]")
+                if isinstance(item, dict)
+                else f"items[{n}] is a {type(item).__name__}, not an item (a dict)"
+            )
+            if why is not None:
+                raise UserError(f"not stored: {why}")
         if items:
             await self.memory.arecord(self.session_id, [to_message(item) for item in items])
 
