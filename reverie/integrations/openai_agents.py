@@ -36,10 +36,17 @@ import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agents import Agent, FunctionTool, RunContextWrapper, function_tool
-from agents.exceptions import UserError
+from agents import (
+    Agent,
+    FunctionTool,
+    RunContextWrapper,
+    default_tool_error_function,
+    function_tool,
+)
+from agents.exceptions import ModelBehaviorError, UserError
 from agents.items import TResponseInputItem
 from agents.memory import SessionSettings
+from pydantic import ValidationError
 
 from ..memory import Memory
 from ..text.safety import unstorable
@@ -196,6 +203,34 @@ def memory_instructions(
     return instructions
 
 
+#: What each tool takes, as a refusal of its arguments says it.
+_ARGUMENTS = {
+    "search_memory": "query: a string, what to look for; limit: a whole number from 1 to 20",
+    "remember": "text: one short factual sentence, a string",
+}
+
+
+def _tool_error(ctx: RunContextWrapper[Any], error: Exception) -> str:
+    """What the model is told when a tool fails (the SDK's ``failure_error_function``): arguments
+    that do not fit the tool are named with what it takes, in one line, so the model can call
+    again (the SDK keeps the validation's details out of what it passes on, as they may hold the
+    tool's data); any other failure keeps the SDK's answer, which shows no internals."""
+    if isinstance(error, ModelBehaviorError):
+        name = str(getattr(ctx, "tool_name", ""))
+        cause = error.__cause__
+        wrong = (
+            "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in cause.errors())
+            if isinstance(cause, ValidationError)
+            else "not valid"
+        )
+        takes = _ARGUMENTS.get(name, "a JSON object of its parameters")
+        return (
+            f"Error: the arguments of {name or 'the tool'} do not fit it ({wrong}); it takes "
+            f"{takes}. Call it again with them fixed"
+        )
+    return default_tool_error_function(ctx, error)
+
+
 def memory_tools(
     memory: Memory,
     *,
@@ -212,7 +247,7 @@ def memory_tools(
             raise TypeError(f"session_key gave {found!r}, not a non-empty string")
         return found
 
-    @function_tool
+    @function_tool(failure_error_function=_tool_error)
     async def search_memory(
         ctx: RunContextWrapper[Any], query: str, limit: int = 8
     ) -> dict[str, Any]:
@@ -226,7 +261,7 @@ def memory_tools(
         """
         return await _tools.search(memory, query, limit, key(ctx))
 
-    @function_tool
+    @function_tool(failure_error_function=_tool_error)
     async def remember(ctx: RunContextWrapper[Any], text: str) -> str:
         """Record something worth remembering about the user or the work, as a short factual
         statement. It is kept in history at once (search finds it) and distilled into memory
