@@ -705,7 +705,12 @@ async def _run_stdio(server: MCPServer) -> None:
 
     low = server._lowlevel_server  # noqa: SLF001 (as run_stdio_async does)
     async with stdio_server() as (read, write):
-        await low.run(_Answering(read, write), write, low.create_initialization_options())
+        answering = _Answering(read, write)
+        await low.run(answering, answering.writer, low.create_initialization_options())
+
+
+#: Longest wait, once stdin is closed, for the calls already received to finish and be answered.
+DRAIN_TIMEOUT = 600.0
 
 
 class _Answering:
@@ -717,6 +722,9 @@ class _Answering:
 
     def __init__(self, inner: Any, write: Any) -> None:
         self._inner, self._write = inner, write
+        self._open: set[str | int] = set()  # requests received, not answered yet
+        self._answered = anyio.Event()
+        self.writer = _Settling(write, self)
 
     @property
     def last_context(self) -> Any:
@@ -724,10 +732,44 @@ class _Answering:
 
     async def receive(self) -> Any:
         while True:
-            item = await self._inner.receive()
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._drain()
+                raise
             if not isinstance(item, Exception):
+                self._received(item)
                 return item
             await self._answer(item)
+
+    def _received(self, item: Any) -> None:
+        from mcp.types import JSONRPCNotification, JSONRPCRequest
+
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCRequest):
+            self._open.add(message.id)
+        elif isinstance(message, JSONRPCNotification) and message.method.endswith("/cancelled"):
+            ident = (message.params or {}).get("requestId")
+            self._settle(ident)  # a cancelled request is never answered
+
+    def _settle(self, ident: Any) -> None:
+        if ident in self._open:
+            self._open.discard(ident)
+            self._answered.set()
+
+    async def _drain(self) -> None:
+        """stdin is closed: the SDK would cancel every call in flight and answer each with
+        "Connection closed" — a call that wrote memory reported as failed, so a client that
+        retries writes it twice. Every call already received finishes instead and its answer is
+        written (stdout stays open); then the server stops."""
+        if self._open:
+            log.info("MCP: stdin closed; finishing %d call(s) already received", len(self._open))
+        with anyio.move_on_after(DRAIN_TIMEOUT) as scope:
+            while self._open:
+                self._answered = anyio.Event()
+                await self._answered.wait()
+        if scope.cancelled_caught:
+            log.warning("MCP: %d call(s) still running after stdin closed", len(self._open))
 
     async def _answer(self, exc: Exception) -> None:
         try:
@@ -763,6 +805,33 @@ class _Answering:
         await self._inner.aclose()
 
     async def __aenter__(self) -> _Answering:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _Settling:
+    """The write stream, noting each answer written so ``_Answering`` knows which calls are done."""
+
+    def __init__(self, inner: Any, reader: _Answering) -> None:
+        self._inner, self._reader = inner, reader
+
+    async def send(self, item: Any) -> None:
+        from mcp.types import JSONRPCError, JSONRPCResponse
+
+        await self._inner.send(item)
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCResponse | JSONRPCError):
+            self._reader._settle(message.id)  # noqa: SLF001 (its pair)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Settling:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
