@@ -68,5 +68,5 @@ async def remember(memory: Memory, text: str, session_key: str) -> str:
     try:
         done = await memory.aremember(text, session_key=session_key)
     except CommandError as exc:  # text that cannot be stored (a NUL, a lone surrogate), named
-        return f"Nothing remembered: {exc}. Pass the sentence again without it."
+        return f"Nothing remembered: {exc}"
     return f"remembered (history entry {done.cursor})"
