@@ -18,8 +18,11 @@ ALLOWED = {
     "reverie",
     "reverie.integrations._tools",
     "reverie.memory.offload",
+    "reverie.text.safety",
+    "reverie.text.memline",
 }  # _tools: their own; offload: the async verbs' executor (documented, ``use_executor``), where an
-# async adapter runs its synchronous work too
+# async adapter runs its synchronous work too; text.safety and text.memline: text rules below every
+# layer, pure functions (the one check of text that is stored, a memory line's comparison key)
 #: adapter module -> the extra that installs its framework
 EXTRAS = {
     "anthropic": "anthropic",

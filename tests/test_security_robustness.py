@@ -140,6 +140,7 @@ def test_cli_renderers_never_print_a_raw_escape(tmp_path) -> None:  # type: igno
     from support.cli import invoke
 
     from reverie.dream.pending import stage_soul_change
+    from reverie.storage.store import WorkspaceStore
     from reverie.storage.workspace import Workspace
 
     ws_dir = tmp_path / "ws"
@@ -149,7 +150,8 @@ def test_cli_renderers_never_print_a_raw_escape(tmp_path) -> None:  # type: igno
     refused = invoke("-w", str(ws_dir), "history", "append", ESCAPES, "--session", "s\x1b[2Jk")
     assert refused.returncode != 0 and "holds a control character (U+001B, ESC)" in refused.stderr
     ws = Workspace(ws_dir)
-    store = MemoryStore(ws)
+    # another writer: the store itself (reverie.MemoryStore, nanobot's API, refuses them too)
+    store = WorkspaceStore(ws)
     store.append_history(ESCAPES, "s\x1b[2Jk")
     git = GitStore(ws, store.config.git)
     sha = git.commit(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..errors import CommandError
 from ..memory import Memory
 
 __all__ = ["DATA_NOTICE", "MAX_HITS", "search", "remember", "states_something"]
@@ -28,15 +29,22 @@ async def search(
     memory: Memory, query: str, limit: int, session_key: str | None = None
 ) -> dict[str, Any]:
     """The memories found for ``query`` (at most ``MAX_HITS``), clean for a model, with the data
-    notice; ``session_key``: the conversation in progress, whose messages the model has already."""
+    notice; ``session_key``: the conversation in progress, whose messages the model has already. An
+    empty query or a limit that is not a whole number is answered with an ``error`` saying so."""
     if not isinstance(query, str) or not query.strip():
         return {
             "notice": DATA_NOTICE,
             "memories": [],
             "error": "query is empty: say what to look for",
         }
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        return {
+            "notice": DATA_NOTICE,
+            "memories": [],
+            "error": f"limit must be a whole number from 1 to {MAX_HITS}, not {limit!r}",
+        }
     found = await memory.asearch_memory(
-        query, limit=max(1, min(int(limit), MAX_HITS)), session_key=session_key
+        query, limit=max(1, min(limit, MAX_HITS)), session_key=session_key
     )
     return {"memories": [item.to_dict() for item in found], "notice": DATA_NOTICE}
 
@@ -57,5 +65,8 @@ async def remember(memory: Memory, text: str, session_key: str) -> str:
             f"Nothing remembered: {shown[:80]!r} does not state anything. Pass one short factual "
             'sentence, e.g. "Ada\'s favourite editor is Helix."'
         )
-    done = await memory.aremember(text, session_key=session_key)
+    try:
+        done = await memory.aremember(text, session_key=session_key)
+    except CommandError as exc:  # text that cannot be stored (a NUL, a lone surrogate), named
+        return f"Nothing remembered: {exc}"
     return f"remembered (history entry {done.cursor})"

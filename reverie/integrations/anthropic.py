@@ -32,6 +32,10 @@ a line another writer (Dream, a person) committed between the read and the write
 never reverted; an edit of the same lines is refused with a ``ToolError`` saying to view the file
 again. ``create`` gives whole new text, as the command means.
 
+The SDK hands Claude's input over unchecked; ``check_input`` refuses, as a ``ToolError`` saying what
+to send, an input a command cannot run on (a missing or ill-typed argument, an unknown command), so
+a ``str_replace`` without ``new_str`` never deletes ``old_str`` and nothing fails as a traceback.
+
     # AsyncReverieMemoryTool for AsyncAnthropic
     tool = ReverieMemoryTool(reverie.open("~/agent/workspace"))
     client.beta.messages.tool_runner(model=..., tools=[tool], messages=[...]).until_done()
@@ -43,7 +47,12 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool, ToolError
+from anthropic.lib.tools import (
+    BetaAbstractMemoryTool,
+    BetaAsyncAbstractMemoryTool,
+    BetaFunctionToolResultType,
+    ToolError,
+)
 from anthropic.types.beta import (
     BetaMemoryTool20250818CreateCommand,
     BetaMemoryTool20250818DeleteCommand,
@@ -55,6 +64,7 @@ from anthropic.types.beta import (
 
 from ..errors import EditConflictError, GateError, ReverieError, UnsafePathError
 from ..memory import Memory, WriteResult, content_id, offload
+from ..text.safety import unstorable
 
 __all__ = [
     "ReverieMemoryTool",
@@ -63,6 +73,7 @@ __all__ = [
     "MAX_VIEW_CHARS",
     "to_workspace",
     "to_memories",
+    "check_input",
 ]
 
 ROOT = "/memories"
@@ -142,6 +153,75 @@ def _size(n: int) -> str:
 
 def _numbered(lines: list[str], start: int = 1) -> list[str]:
     return [f"{n:>{_NUMBER_WIDTH}}\t{line}" for n, line in enumerate(lines, start)]
+
+
+# -- the input: checked before any command runs ----------------------------------------------------
+
+#: Each command's arguments (all required but ``view_range``) and what each is, as an error says it.
+_ARGUMENTS: dict[str, dict[str, str]] = {
+    "view": {"path": "the file or folder under /memories"},
+    "create": {"path": "the file to write under /memories", "file_text": "the file's whole text"},
+    "str_replace": {
+        "path": "the file under /memories",
+        "old_str": "the text to replace, as it appears in the file",
+        "new_str": 'the text to put in its place ("" to delete old_str)',
+    },
+    "insert": {
+        "path": "the file under /memories",
+        "insert_line": "the line number to insert after (0: at the top)",
+        "insert_text": "the text to insert",
+    },
+    "delete": {"path": "the file or folder under /memories"},
+    "rename": {"old_path": "the file or folder to move", "new_path": "where to move it"},
+}
+_NUMBERS = ("insert_line",)
+
+
+def check_input(value: object) -> None:
+    """Refuse, with a ``ToolError`` Claude can act on, a tool input the command cannot run on: not
+    an object, an unknown command, an argument missing or of the wrong type, a ``view_range`` that
+    is not ``[start, end]``, a path that is not UTF-8. The SDK hands the input over unchecked
+    (``construct_type_unchecked``): without this a missing ``new_str`` would delete ``old_str``,
+    and a missing path would fail as a traceback."""
+    if not isinstance(value, dict):
+        raise ToolError(
+            f"Error: the memory tool's input must be an object with a command, not "
+            f"{type(value).__name__}. Nothing was changed"
+        )
+    command = value.get("command")
+    if command not in _ARGUMENTS:
+        raise ToolError(
+            f"Error: Unknown command {command!r}: use one of {', '.join(_ARGUMENTS)}. "
+            "Nothing was changed"
+        )
+    for name, what in _ARGUMENTS[command].items():
+        if name not in value or value[name] is None:
+            raise ToolError(f"Error: {command} needs {name} ({what}). Nothing was changed")
+        given = value[name]
+        if name in _NUMBERS:
+            if isinstance(given, bool) or not isinstance(given, int):
+                raise ToolError(
+                    f"Error: {name} must be a whole number ({what}), not {given!r}. Nothing was "
+                    "changed"
+                )
+            continue
+        if not isinstance(given, str):
+            raise ToolError(
+                f"Error: {name} must be a string ({what}), not {type(given).__name__}. Nothing "
+                "was changed"
+            )
+        why = unstorable(given, controls=name.endswith("path"))
+        if why is not None:
+            raise ToolError(f"Error: {name} {why}. Nothing was changed")
+    span = value.get("view_range")
+    if command == "view" and span is not None:
+        whole = isinstance(span, list) and len(span) == 2
+        whole = whole and all(isinstance(n, int) and not isinstance(n, bool) for n in span)
+        if not whole or span[0] < 1 or (span[1] != -1 and span[1] < span[0]):
+            raise ToolError(
+                f"Error: Invalid `view_range`: {span!r}. It should be [start, end]: two line "
+                "numbers from 1, end not before start (-1 for the last line)"
+            )
 
 
 # -- the commands: one implementation, run by both tools -------------------------------------------
@@ -266,7 +346,7 @@ class _Commands:
         path = command.path
         rel = self._writable(path)
         text = self._read(path, rel, error=True)
-        old, new = command.old_str, command.new_str or ""
+        old, new = command.old_str, command.new_str
         count = text.count(old) if old else 0
         if count == 0:
             raise ToolError(
@@ -402,6 +482,11 @@ class ReverieMemoryTool(BetaAbstractMemoryTool):
         self.memory = memory
         self._commands = _Commands(memory)
 
+    def call(self, input: object) -> BetaFunctionToolResultType:
+        """Claude's raw tool input, checked (``check_input``), then run."""
+        check_input(input)
+        return super().call(input)
+
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         """A folder's files up to two levels deep, or a file's lines (numbered; ``view_range``)."""
         return self._commands.view(command)
@@ -441,6 +526,11 @@ class AsyncReverieMemoryTool(BetaAsyncAbstractMemoryTool):
         super().__init__(**kwargs)
         self.memory = memory
         self._commands = _Commands(memory)
+
+    async def call(self, input: object) -> BetaFunctionToolResultType:
+        """Claude's raw tool input, checked (``check_input``), then run."""
+        check_input(input)
+        return await super().call(input)
 
     async def _run(self, verb: Callable[[T], str], command: T) -> str:
         return await offload.run(lambda: verb(command))

@@ -21,13 +21,18 @@ What each call does:
   never the assistant's own replies); each a ``MemoryEntry`` whose ``id`` is the memory's id and
   whose ``custom_metadata`` says where it came from and its score (the share of the query's words it
   holds, 0 to 1).
-- ``delete_memory(app_name, user_id, memory_id)`` / ``delete_memories(..., memory_ids)``: the
-  memory a search returned is **purged**, as ADK's own services delete it: its text is removed from
-  everywhere that scope keeps it — the memory files, history, conversations, the search index and
-  every version in git (``Memory.purge``; the purge is recorded as a commit that says what kind of
-  string went, never the string). A conversation's message stays in its file, its text replaced, so
-  adding the session again does not bring it back. An id that names nothing is a no-op, as in ADK's
-  in-memory service; a text under four characters cannot be purged (``ValueError``).
+- ``delete_memory(app_name, user_id, memory_id)`` / ``delete_memories(..., memory_ids)``: exactly
+  the memory a search returned goes, never another memory's text. A memory line (an id starting
+  with ``m``) leaves its file for the archive, as ``Memory.delete`` (mem0's ``delete``) does, where
+  ``reverie why`` finds it. A history entry or a conversation's message (what ADK added) is erased
+  for good, as ADK's own services delete it (``Memory.purge``: history, the conversation, the
+  search index and every git version; a message keeps its place with its text replaced, so adding
+  the session again does not bring it back) — only when each of its lines occurs nowhere but in
+  copies of itself (the conversation it came from, the history made of it). When a line is also
+  part of another memory, nothing is deleted and ``ValueError`` says why (``reverie purge`` erases
+  a text everywhere; what Dream made of it is deleted by its own id). An id that names nothing, or
+  an archived line, is a no-op, as in ADK's in-memory service; a text under four characters
+  cannot be erased (``ValueError``). Every id is checked before anything is deleted.
 
     service = ReverieMemoryService("~/agents/memory")
     runner = Runner(agent=agent, app_name="support", session_service=..., memory_service=service)
@@ -49,7 +54,9 @@ from google.adk.sessions.session import Session
 from google.genai import types
 
 from .. import memory as _front_door
-from ..memory import Memory
+from ..errors import ReverieError
+from ..memory import Memory, offload
+from ..text.memline import line_key
 
 __all__ = ["ReverieMemoryService", "EVENT_KEY", "SEARCH_LIMIT"]
 
@@ -59,11 +66,16 @@ _PURGE_MIN = 4  # reverie.operations.purge.MIN_LENGTH: a shorter text would matc
 EVENT_KEY = "adk_event"
 #: Most memories one search returns.
 SEARCH_LIMIT = 10
-_ID = re.compile(r"^[A-Za-z0-9_@-][A-Za-z0-9._@-]{0,127}$")
+_ID = re.compile(r"[A-Za-z0-9_@-][A-Za-z0-9._@-]{0,127}")
+#: A raw transcript's line as the Consolidator writes it (``[time] USER: text``): its text is the
+#: memory, the prefix is not.
+_SPEAKER = re.compile(r"^(?:\[[^\]]*\]\s*)?[A-Z]+(?:\([^)]*\))?:\s*")
+#: A list item's mark and a history fact line's (``- [durable] text``).
+_MARKS = re.compile(r"^(?:[-*]\s+)?(?:\[[a-z]+\]\s*)?")
 
 
 def _check_id(kind: str, value: str) -> str:
-    if not isinstance(value, str) or not _ID.match(value) or value in (".", ".."):
+    if not isinstance(value, str) or not _ID.fullmatch(value) or value in (".", ".."):
         raise ValueError(
             f"{kind} {value!r} is not a usable id (letters, digits, '._-@', at most 128 characters)"
         )
@@ -161,28 +173,18 @@ class ReverieMemoryService(BaseMemoryService):
     async def delete_memories(
         self, *, app_name: str, user_id: str, memory_ids: Sequence[str]
     ) -> int:
-        """Purge each of ``memory_ids`` from the scope; returns how many named something."""
-        if isinstance(memory_ids, str):
+        """Delete each of ``memory_ids`` from the scope (see the module doc); returns how many
+        named something. Every id is checked before anything is deleted: one that cannot be
+        deleted exactly (``ValueError``, with why) leaves them all in place."""
+        if isinstance(memory_ids, str) or not isinstance(memory_ids, Sequence):
             raise TypeError("memory_ids must be a list of ids, not one string")
+        for memory_id in memory_ids:
+            if not isinstance(memory_id, str) or not memory_id.strip():
+                raise ValueError(f"memory id {memory_id!r} is not an id search_memory returned")
         async with self.open(app_name, user_id) as memory:
             if not memory.workspace.root.is_dir():
                 return 0
-            texts: list[str] = []
-            for memory_id in memory_ids:
-                item = await memory.aget(memory_id)
-                if item is None:
-                    continue
-                lines = [line.strip() for line in item.memory.split("\n") if line.strip()]
-                short = [line for line in lines if len(line) < _PURGE_MIN]
-                if short:
-                    raise ValueError(
-                        f"memory {memory_id} is too short to purge ({short[0]!r}: at least "
-                        f"{_PURGE_MIN} characters)"
-                    )
-                texts.append(memory_id)
-                for line in lines:
-                    await memory.apurge(line)
-            return len(texts)
+            return await offload.run(lambda: _delete(memory, list(memory_ids)))
 
     async def _add(
         self, app_name: str, user_id: str, session_id: str, events: Sequence[Event]
@@ -203,3 +205,98 @@ class ReverieMemoryService(BaseMemoryService):
                 await memory.arecord(key, new)
                 # the conversation into history, where search and Dream find it
                 await memory.aconsolidate(key)
+
+
+def _delete(memory: Memory, memory_ids: list[str]) -> int:
+    """``delete_memories``' work, on a worker thread: plan every id, then act (see the module
+    doc)."""
+    plans: list[tuple[str, Any, list[str]]] = []
+    for memory_id in memory_ids:
+        item = memory.get(memory_id)
+        if item is None or item.state == "archived":
+            continue  # names nothing, or is out of memory already: a no-op, as in ADK
+        if item.state == "active":
+            plans.append((memory_id, item, []))
+        elif item.state in ("pending", "dreamed", "said"):
+            plans.append((memory_id, item, _purgeable(memory, memory_id, item.memory)))
+        else:
+            raise ValueError(
+                f"memory {memory_id} is a line of {item.path}, not a memory ADK added: edit that "
+                "file (reverie edit) to take it out"
+            )
+    for memory_id, item, lines in plans:
+        if item.state == "active":
+            memory.delete(memory_id)  # archived with why: ``reverie why`` finds it
+        for line in lines:
+            memory.purge(line)
+    return len(plans)
+
+
+def _purgeable(memory: Memory, memory_id: str, text: str) -> list[str]:
+    """The lines of a history entry's or message's ``text`` to purge, checked to be nothing but
+    copies of this memory wherever they occur (the conversation it came from, the history entries
+    made of it): a line that is also part of another memory's text is never purged, and
+    ``ValueError`` says so before anything changes."""
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    short = [line for line in lines if len(line) < _PURGE_MIN]
+    if short:
+        raise ValueError(
+            f"memory {memory_id} is too short to delete ({short[0]!r}: at least {_PURGE_MIN} "
+            "characters)"
+        )
+    for line in lines:
+        try:
+            plan = memory.plan_purge(line)
+        except ReverieError as exc:
+            raise ValueError(f"memory {memory_id} cannot be deleted: {exc}") from None
+        places = [
+            (hit.path, _texts_in(memory, hit.path)) for hit in plan.files if hit.action == "redact"
+        ]
+        places += [(rel, [memory.read(rel)]) for rel in memory.files()]
+        for rel, texts in places:
+            for held in texts:
+                if line in held and not _copies(held, line):
+                    raise ValueError(
+                        f"memory {memory_id} was not deleted: its text is also part of another "
+                        f"memory (in {rel}), which a delete must leave as it is. `reverie purge` "
+                        "removes a text everywhere; a memory Dream made of it is deleted by its "
+                        "own id"
+                    )
+    return lines
+
+
+def _texts_in(memory: Memory, rel: str) -> list[str]:
+    """The text values of a JSON-lines file (history, a conversation), or the file's text."""
+    path = memory.workspace.root / rel
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return []
+    if not rel.endswith(".jsonl"):
+        return [data.decode("utf-8", "replace")]
+    import orjson
+
+    out: list[str] = []
+    for raw in data.splitlines():
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            out += [v for v in record.values() if isinstance(v, str)]
+    return out
+
+
+def _copies(held: str, line: str) -> bool:
+    """Whether every line of ``held`` holding ``line`` is ``line`` itself (after a list mark, a
+    fact's mark or a transcript's speaker)."""
+    key = line_key(line)
+    for raw in held.split("\n"):
+        if line not in raw:
+            continue
+        bare = raw.strip()
+        said = _SPEAKER.sub("", bare)
+        forms = {bare, said, _MARKS.sub("", bare), _MARKS.sub("", said)}
+        if not any(line_key(form) == key for form in forms):
+            return False
+    return True

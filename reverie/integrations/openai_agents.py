@@ -32,14 +32,24 @@ serves many conversations.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agents import Agent, FunctionTool, RunContextWrapper, function_tool
+from agents import (
+    Agent,
+    FunctionTool,
+    RunContextWrapper,
+    default_tool_error_function,
+    function_tool,
+)
+from agents.exceptions import ModelBehaviorError, UserError
 from agents.items import TResponseInputItem
 from agents.memory import SessionSettings
+from pydantic import ValidationError
 
 from ..memory import Memory
+from ..text.safety import unstorable
 from . import _tools
 
 __all__ = ["ReverieSession", "memory_instructions", "memory_tools", "to_message", "ITEM_KEY"]
@@ -89,6 +99,34 @@ def to_message(item: TResponseInputItem) -> dict[str, Any]:
     return {"role": role, "content": content, ITEM_KEY: data}
 
 
+def _unplain(value: Any, where: str) -> str | None:
+    """Why ``value`` would not come back from the session file as it went in, or None."""
+    if isinstance(value, str):
+        why = unstorable(value, controls=False)  # what was said is kept as it was, controls too
+        return None if why is None else f"{where} {why}"
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return None if -(2**63) <= value < 2**64 else f"{where} is a number past 64 bits"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{where} is {value!r}, not a JSON number"
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if not isinstance(key, str):
+                return f"{where} has a key {key!r} that is not a string"
+            why = _unplain(inner, f"{where}[{key!r}]")
+            if why is not None:
+                return why
+        return None
+    if isinstance(value, list | tuple):
+        for k, inner in enumerate(value):
+            why = _unplain(inner, f"{where}[{k}]")
+            if why is not None:
+                return why
+        return None
+    return f"{where} is a {type(value).__name__}, not JSON"
+
+
 def _to_item(message: dict[str, Any]) -> TResponseInputItem:
     item = message.get(ITEM_KEY)
     if isinstance(item, dict):
@@ -114,6 +152,8 @@ class ReverieSession:
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The items not in history yet, oldest first (the newest ``limit``, or the settings')."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+            raise UserError(f"limit must be a whole number or None, not {limit!r}")
         messages = await self.memory.amessages(self.session_id)
         if limit is None and self.session_settings is not None:
             limit = self.session_settings.limit
@@ -122,7 +162,20 @@ class ReverieSession:
         return [_to_item(m) for m in messages]
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
-        """Append the run's items durably, then consolidate if the prompt is over its budget."""
+        """Append the run's items durably, then consolidate if the prompt is over its budget.
+        Items that are not plain JSON (a NaN, a datetime, a number past 64 bits) or hold a lone
+        surrogate are refused (``UserError``, naming the item and the value) before any is stored:
+        stored, they would come back as something else."""
+        if not isinstance(items, list | tuple):
+            raise UserError(f"items must be a list of items, not {type(items).__name__}")
+        for n, item in enumerate(items):
+            why = (
+                _unplain(item, f"items[{n}]")
+                if isinstance(item, dict)
+                else f"items[{n}] is a {type(item).__name__}, not an item (a dict)"
+            )
+            if why is not None:
+                raise UserError(f"not stored: {why}")
         if items:
             await self.memory.arecord(self.session_id, [to_message(item) for item in items])
 
@@ -150,6 +203,34 @@ def memory_instructions(
     return instructions
 
 
+#: What each tool takes, as a refusal of its arguments says it.
+_ARGUMENTS = {
+    "search_memory": "query: a string, what to look for; limit: a whole number from 1 to 20",
+    "remember": "text: one short factual sentence, a string",
+}
+
+
+def _tool_error(ctx: RunContextWrapper[Any], error: Exception) -> str:
+    """What the model is told when a tool fails (the SDK's ``failure_error_function``): arguments
+    that do not fit the tool are named with what it takes, in one line, so the model can call
+    again (the SDK keeps the validation's details out of what it passes on, as they may hold the
+    tool's data); any other failure keeps the SDK's answer, which shows no internals."""
+    if isinstance(error, ModelBehaviorError):
+        name = str(getattr(ctx, "tool_name", ""))
+        cause = error.__cause__
+        wrong = (
+            "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in cause.errors())
+            if isinstance(cause, ValidationError)
+            else "not valid"
+        )
+        takes = _ARGUMENTS.get(name, "a JSON object of its parameters")
+        return (
+            f"Error: the arguments of {name or 'the tool'} do not fit it ({wrong}); it takes "
+            f"{takes}. Call it again with them fixed"
+        )
+    return default_tool_error_function(ctx, error)
+
+
 def memory_tools(
     memory: Memory,
     *,
@@ -166,7 +247,7 @@ def memory_tools(
             raise TypeError(f"session_key gave {found!r}, not a non-empty string")
         return found
 
-    @function_tool
+    @function_tool(failure_error_function=_tool_error)
     async def search_memory(
         ctx: RunContextWrapper[Any], query: str, limit: int = 8
     ) -> dict[str, Any]:
@@ -180,7 +261,7 @@ def memory_tools(
         """
         return await _tools.search(memory, query, limit, key(ctx))
 
-    @function_tool
+    @function_tool(failure_error_function=_tool_error)
     async def remember(ctx: RunContextWrapper[Any], text: str) -> str:
         """Record something worth remembering about the user or the work, as a short factual
         statement. It is kept in history at once (search finds it) and distilled into memory

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -30,10 +31,13 @@ import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
+from mcp.shared.exceptions import MCPError
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
 from mcp_types import EmptyResult, SubscribeRequestParams, ToolAnnotations, UnsubscribeRequestParams
 from pydantic import Field, ValidationError
 
 from ..errors import ReverieError, WorkspaceError
+from ..gitstore.trailers import KINDS
 from ..memory import Memory, memory_files, offload
 from ..memory import open as open_memory
 from ..recall.types import SourceKind
@@ -218,7 +222,9 @@ class _Tools:
         try:
             return await offload.run(lambda: verb(memory))
         except ReverieError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(_public(memory, str(exc))) from None
+        except OSError as exc:  # a memory file that is a directory, unreadable, ...
+            raise ToolError(_os_error(memory, exc)) from None
         finally:
             if writes:
                 self.watcher.poke()
@@ -228,7 +234,9 @@ class _Tools:
         try:  # clean for a model (no internal marks, never its own replies); in the executor too
             found = await self.memory.asearch_memory(query, limit=k, **filters)
         except ReverieError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(_public(self.memory, str(exc))) from None
+        except OSError as exc:
+            raise ToolError(_os_error(self.memory, exc)) from None
         return {"notice": DATA_NOTICE, "hits": [item.to_dict() for item in found]}
 
 
@@ -249,6 +257,22 @@ class ReverieServer(MCPServer[Any]):
             if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
                 raise
             raise ToolError(_arguments_error(name, cause)) from cause
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Any = None
+    ) -> Any:
+        """The SDK's ``get_prompt``, except that an argument the prompt does not take is named
+        (the SDK says only "Error rendering prompt")."""
+        prompt = self._prompt_manager.get_prompt(name)
+        if prompt is not None and arguments:
+            known = {a.name for a in prompt.arguments or []}
+            extra = sorted(set(arguments) - known)
+            if extra:
+                takes = ", ".join(sorted(known)) or "no arguments"
+                raise MCPError(
+                    INVALID_PARAMS, f"prompt {name} takes {takes}, not {', '.join(extra)}"
+                )
+        return await super().get_prompt(name, arguments, context)
 
 
 def _arguments_error(tool: str, exc: ValidationError) -> str:
@@ -468,6 +492,10 @@ def _register_version_tools(server: MCPServer[Any], tools: _Tools) -> None:
             ),
         ] = None,
     ) -> dict[str, Any]:
+        if kind is not None and kind not in KINDS:
+            raise ToolError(
+                f"list_versions: kind {kind!r} is not a kind of version: {', '.join(KINDS)}"
+            )
         return await tools.call(lambda m: {"versions": _plain(m.log(limit=limit, kind=kind))})
 
     @server.tool(annotations=_READ_ONLY)
@@ -647,7 +675,35 @@ def _read(memory: Memory, rel: str) -> str:
     try:
         return memory.read(rel)
     except WorkspaceError as exc:  # not a memory file, or not there
-        raise ToolError(f"{exc} (list_memory_files shows what can be read)") from None
+        why = _public(memory, str(exc))
+        raise ToolError(f"{why} (list_memory_files shows what can be read)") from None
+    except OSError as exc:  # a directory where the file goes, unreadable, ...
+        raise ToolError(_os_error(memory, exc)) from None
+
+
+def _public(memory: Memory, text: str) -> str:
+    """``text`` as a client of a root of scopes may see it: its workspace's path said as "the
+    workspace" and any other path under the root (another user's digest) as "a path in the
+    server's root" — a remote client never learns where the server keeps memory. A plain
+    workspace's messages keep their paths (its client runs beside it)."""
+    scope = memory.runtime.scope
+    if scope is None:
+        return text
+    text = text.replace(str(memory.workspace.root), "the workspace")
+    return re.sub(re.escape(str(scope[0].root)) + r"[^\s'\"]*", "a path in the server's root", text)
+
+
+def _os_error(memory: Memory, exc: OSError) -> str:
+    """``memory/MEMORY.md cannot be read: Is a directory``: an OS error in one line, the file
+    named by its workspace path (a remote client is never shown where the server keeps it)."""
+    name = str(exc.filename or "")
+    root = str(memory.workspace.root)
+    if name.startswith(root + os.sep):
+        name = name[len(root) + 1 :]
+    elif name:
+        name = os.path.basename(name)
+    what = f"{name} cannot be read" if name else "a memory file cannot be read"
+    return f"{what}: {exc.strerror or type(exc).__name__}"
 
 
 def _read_resource(memory: Memory, rel: str) -> str:
@@ -665,7 +721,10 @@ def _register_prompt(server: MCPServer[Any], tools: _Tools) -> None:
         "the recent history Dream has not read yet (what `reverie chat` uses).",
     )
     async def memory_context() -> str:
-        return await tools.call(lambda m: m.context())
+        try:
+            return await tools.call(lambda m: m.context())
+        except ToolError as exc:  # the reason, not the SDK's "Error rendering prompt"
+            raise MCPError(INTERNAL_ERROR, f"memory_context cannot be built: {exc}") from None
 
 
 def _register_legacy_subscribe(server: MCPServer[Any], watcher: ResourceWatcher) -> None:
@@ -705,7 +764,12 @@ async def _run_stdio(server: MCPServer) -> None:
 
     low = server._lowlevel_server  # noqa: SLF001 (as run_stdio_async does)
     async with stdio_server() as (read, write):
-        await low.run(_Answering(read, write), write, low.create_initialization_options())
+        answering = _Answering(read, write)
+        await low.run(answering, answering.writer, low.create_initialization_options())
+
+
+#: Longest wait, once stdin is closed, for the calls already received to finish and be answered.
+DRAIN_TIMEOUT = 600.0
 
 
 class _Answering:
@@ -717,6 +781,9 @@ class _Answering:
 
     def __init__(self, inner: Any, write: Any) -> None:
         self._inner, self._write = inner, write
+        self._open: set[str | int] = set()  # requests received, not answered yet
+        self._answered = anyio.Event()
+        self.writer = _Settling(write, self)
 
     @property
     def last_context(self) -> Any:
@@ -724,10 +791,44 @@ class _Answering:
 
     async def receive(self) -> Any:
         while True:
-            item = await self._inner.receive()
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._drain()
+                raise
             if not isinstance(item, Exception):
+                self._received(item)
                 return item
             await self._answer(item)
+
+    def _received(self, item: Any) -> None:
+        from mcp.types import JSONRPCNotification, JSONRPCRequest
+
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCRequest):
+            self._open.add(message.id)
+        elif isinstance(message, JSONRPCNotification) and message.method.endswith("/cancelled"):
+            ident = (message.params or {}).get("requestId")
+            self._settle(ident)  # a cancelled request is never answered
+
+    def _settle(self, ident: Any) -> None:
+        if ident in self._open:
+            self._open.discard(ident)
+            self._answered.set()
+
+    async def _drain(self) -> None:
+        """stdin is closed: the SDK would cancel every call in flight and answer each with
+        "Connection closed" — a call that wrote memory reported as failed, so a client that
+        retries writes it twice. Every call already received finishes instead and its answer is
+        written (stdout stays open); then the server stops."""
+        if self._open:
+            log.info("MCP: stdin closed; finishing %d call(s) already received", len(self._open))
+        with anyio.move_on_after(DRAIN_TIMEOUT) as scope:
+            while self._open:
+                self._answered = anyio.Event()
+                await self._answered.wait()
+        if scope.cancelled_caught:
+            log.warning("MCP: %d call(s) still running after stdin closed", len(self._open))
 
     async def _answer(self, exc: Exception) -> None:
         try:
@@ -763,6 +864,33 @@ class _Answering:
         await self._inner.aclose()
 
     async def __aenter__(self) -> _Answering:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _Settling:
+    """The write stream, noting each answer written so ``_Answering`` knows which calls are done."""
+
+    def __init__(self, inner: Any, reader: _Answering) -> None:
+        self._inner, self._reader = inner, reader
+
+    async def send(self, item: Any) -> None:
+        from mcp.types import JSONRPCError, JSONRPCResponse
+
+        await self._inner.send(item)
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCResponse | JSONRPCError):
+            self._reader._settle(message.id)  # noqa: SLF001 (its pair)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Settling:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

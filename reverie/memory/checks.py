@@ -4,7 +4,6 @@ limits, kinds, and mem0's metadata, filters and chat messages."""
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -44,23 +43,12 @@ def check_stored(name: str, value: object) -> str:
     bytes that were not UTF-8, or a JSON ``\\ud800``) is refused the way the command line refuses
     it (``reverie.text.utf8``), never stored as an escape. (``record``, a conversation in
     progress, keeps such text as an escape instead: refusing would lose the turn.)"""
-    from ..text.safety import CONTROL
-    from ..text.utf8 import undecodable
+    from ..text.safety import unstorable
 
     text = check_text(name, value).replace("\r\n", "\n").replace("\r", "\n")
-    why = undecodable(text)
+    why = unstorable(text)
     if why is not None:
-        raise CommandError(f"{name} is {why}: send it as UTF-8 text")
-    found = CONTROL.search(text)
-    if found:
-        char = found.group()
-        label = unicodedata.name(char, "") or {0: "NUL", 0x1B: "ESC", 0x7F: "DEL"}.get(
-            ord(char), "a control character"
-        )
-        raise CommandError(
-            f"{name} holds a control character (U+{ord(char):04X}, {label}) at offset "
-            f"{found.start()}: remove it (only tab and newline are kept)"
-        )
+        raise CommandError(f"{name} {why}")
     return text
 
 

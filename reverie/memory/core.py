@@ -51,6 +51,7 @@ from ..storage.workspace import (
     Workspace,
     content_id,
 )
+from ..text.safety import unstorable
 from .checks import check_kinds, check_limit, check_stored, check_text
 from .portable import models_portable, rebuilder
 from .runtime import Runtime
@@ -758,6 +759,9 @@ class Memory(MemoryVerbs):
         it the text replaces whatever the file holds."""
         rel = memory_path(check_text("path", path))
         check_text("text", text, empty=True)
+        why = unstorable(text)  # as every verb that stores text: no NUL, no lone surrogate
+        if why is not None:
+            raise CommandError(f"text {why}")
         return edit.write(
             self.runtime, rel, text, kind=kind, message=message, base=base, create=self._create
         )

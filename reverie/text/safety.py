@@ -27,9 +27,21 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["CONTROL", "printable", "control_chars", "hidden", "describe", "visible"]
+__all__ = [
+    "CONTROL",
+    "printable",
+    "control_chars",
+    "unstorable",
+    "hidden",
+    "describe",
+    "visible",
+]
 
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_NAMES = {0: "NULL", 0x1B: "ESCAPE", 0x7F: "DELETE", 0x0D: "CARRIAGE RETURN"}
+_SHORT_NAMES = {0: "NUL", 0x1B: "ESC", 0x7F: "DEL"}
+#: ``CONTROL`` but a carriage return, which a file's line ends may hold.
+_STORED_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _picture(m: re.Match[str]) -> str:
@@ -45,6 +57,30 @@ def printable(text: str) -> str:
     if text.isprintable():  # the common case, in C: no control character (and no newline) at all
         return text
     return CONTROL.sub(_picture, text)
+
+
+def unstorable(text: str, *, controls: bool = True) -> str | None:
+    """Why ``text`` cannot be stored, said after the name of what holds it, or None: a lone
+    surrogate (``is not UTF-8 (...)``: it cannot be written as UTF-8, and stored as a JSON escape
+    it would come back as something else), or, with ``controls``, a control character but tab,
+    newline and carriage return (``holds a control character (U+0000, NUL) at offset 3``). The one
+    check every way text is stored by applies — ``Memory``'s verbs, the nanobot store, the
+    adapters — so none of them stores what another refuses. ``controls=False`` is for what was
+    said in a conversation, kept as it was (renderers apply ``printable``)."""
+    from .utf8 import undecodable
+
+    why = undecodable(text)
+    if why is not None:
+        return f"is {why}: send it as UTF-8 text"
+    found = _STORED_CONTROL.search(text) if controls else None
+    if found is None:
+        return None
+    char = found.group()
+    label = unicodedata.name(char, "") or _SHORT_NAMES.get(ord(char), "a control character")
+    return (
+        f"holds a control character (U+{ord(char):04X}, {label}) at offset {found.start()}: "
+        "remove it (only tab and newline are kept)"
+    )
 
 
 def control_chars(text: str) -> set[str]:
@@ -96,9 +132,6 @@ def hidden(text: str) -> list[int]:
             else []
         )
     return [i for i, ch in enumerate(text) if _is_hidden(ch) and not _emoji_part(text, i)]
-
-
-_CONTROL_NAMES = {0: "NULL", 0x1B: "ESCAPE", 0x7F: "DELETE", 0x0D: "CARRIAGE RETURN"}
 
 
 def describe(ch: str) -> str:

@@ -1,0 +1,140 @@
+"""The MCP server through the real MCP client over stdio (hostile report T2 and the low findings):
+a prompt file that is a directory or a link out of the workspace is one clear reason in the tool,
+the resource and the prompt, with no traceback on stderr; an unknown prompt argument and an unknown
+version kind are named; a client of a root of scopes never sees the server's paths."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK (reverie[mcp]) is not installed")
+
+from conftest import ROOT  # noqa: E402
+from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+
+import reverie  # noqa: E402
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _broken(ws: Path, how: str) -> None:
+    (ws / "USER.md").unlink()
+    if how == "a directory":
+        (ws / "USER.md").mkdir()
+    else:
+        outside = ws.parent / "outside.md"
+        outside.write_text("- not this user's memory\n")
+        (ws / "USER.md").symlink_to(outside)
+
+
+@pytest.mark.parametrize(
+    ("how", "reason"),
+    [
+        ("a directory", "USER.md cannot be read: Is a directory"),
+        ("a link out", "resolves outside the workspace"),
+    ],
+)
+def test_a_broken_prompt_file_is_one_reason_everywhere(
+    tmp_path: Path, how: str, reason: str
+) -> None:
+    ws = tmp_path / "ws"
+    reverie.open(ws).init()
+    _broken(ws, how)
+    errlog = tmp_path / "stderr.txt"
+
+    async def go() -> None:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "reverie", "-w", str(ws), "mcp"],
+            env=_env(),
+            cwd=str(ROOT),
+        )
+        with errlog.open("w") as err:
+            async with Client(stdio_client(params, errlog=err)) as c:
+                r = await c.call_tool("read_memory_file", {"path": "USER.md"})
+                assert r.is_error and reason in r.content[0].text, r.content  # type: ignore[union-attr]
+                with pytest.raises(MCPError) as caught:
+                    await c.read_resource("reverie://workspace/USER.md")
+                assert reason in caught.value.error.message
+                with pytest.raises(MCPError) as caught:
+                    await c.get_prompt("memory_context")
+                assert caught.value.error.message.startswith("memory_context cannot be built: ")
+                assert reason in caught.value.error.message
+                ok = await c.call_tool("remember", {"text": "User: the server is still up"})
+                assert not ok.is_error
+
+    asyncio.run(asyncio.wait_for(go(), 120))
+    assert "Traceback" not in errlog.read_text()
+
+
+def test_an_unknown_prompt_argument_and_version_kind_are_named(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    reverie.open(ws).init()
+
+    async def go() -> None:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "reverie", "-w", str(ws), "mcp"],
+            env=_env(),
+            cwd=str(ROOT),
+        )
+        async with Client(params) as c:
+            with pytest.raises(MCPError) as caught:
+                await c.get_prompt("memory_context", {"x": "y"})
+            assert caught.value.error.message == "prompt memory_context takes no arguments, not x"
+            prompt = await c.get_prompt("memory_context")
+            assert prompt.messages
+            r = await c.call_tool("list_versions", {"kind": "bogus"})
+            assert r.is_error and "'bogus' is not a kind of version" in r.content[0].text  # type: ignore[union-attr]
+            r = await c.call_tool("list_versions", {"kind": "init"})
+            assert not r.is_error and r.structured_content["versions"]
+
+    asyncio.run(asyncio.wait_for(go(), 120))
+
+
+def test_a_scope_client_never_sees_the_servers_paths(tmp_path: Path) -> None:
+    """Serving a root of scopes (as ``mcp --http --root`` does, one server per token's scope), an
+    error names "the workspace", never the absolute path or another user's digest."""
+    from reverie.mcp.server import build_server
+
+    root = tmp_path / "root"
+    for user in ("bob", "eve"):
+        with reverie.open(root=root, user=user) as memory:
+            memory.remember(f"User: {user} lives in Town{user}")
+    with reverie.open(root=root, user="bob") as bob:
+        bob_ws = bob.workspace.root
+    eve = reverie.open(root=root, user="eve")
+    eve_ws = eve.workspace.root
+    eve_ws.rename(eve_ws.with_name("workspace.old"))
+    eve_ws.symlink_to(bob_ws)
+
+    async def go() -> list[str]:
+        async with Client(build_server(eve)) as c:
+            out = []
+            for tool, args in (
+                ("search_memory", {"query": "lives Town"}),
+                ("remember", {"text": "User: eve wrote this"}),
+            ):
+                r = await c.call_tool(tool, args)
+                assert r.is_error, r.content
+                out.append(r.content[0].text)  # type: ignore[union-attr]
+            return out
+
+    try:
+        said = asyncio.run(asyncio.wait_for(go(), 60))
+    finally:
+        eve.close()
+    assert "the workspace is a symbolic link" in said[0], said
+    for text in said:
+        assert str(tmp_path) not in text and "/users/" not in text, text
