@@ -159,3 +159,88 @@ def test_the_ui_page_of_a_big_session_shows_its_newest_messages(tmp_path):
             assert "message 19999 " in page.text and "message 19899 " not in page.text
             hit = c.get("/session", params={"key": "cli:big", "message": "12345"})
             assert hit.status_code == 200 and "message 12345 " in hit.text
+
+
+def test_threads_sharing_one_memory_page_through_a_session_being_appended_to(tmp_path):
+    """Six threads open views of two sessions at once while a seventh appends to one of them
+    (through Memory.record, as a chat does): every view reads whole messages, in order, and its
+    count only grows."""
+    import threading
+
+    ws = tmp_path / "ws"
+    _write(ws, 2_000, size=300)
+    with reverie.open(ws) as memory:
+        memory.record("cli:other", [{"role": "user", "content": f"other {i}"} for i in range(50)])
+        stop = threading.Event()
+        errors: list[BaseException] = []
+
+        def append() -> None:
+            i = 0
+            while not stop.is_set():
+                memory.record(
+                    "cli:big", [{"role": "user", "content": f"late {i}"}], consolidate=False
+                )
+                i += 1
+
+        def read(key: str) -> None:
+            seen = 0
+            try:
+                for _ in range(20):
+                    view = memory.session_view(key)
+                    try:
+                        n = len(view.messages)
+                        assert n >= seen
+                        seen = n
+                        page = [view.messages[i] for i in range(max(0, n - 100), n)]
+                        assert all(m["role"] in ("user", "assistant") for m in page)
+                    finally:
+                        view.messages.close()
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        writer = threading.Thread(target=append)
+        writer.start()
+        readers = [
+            threading.Thread(target=read, args=("cli:big" if i % 2 else "cli:other",))
+            for i in range(6)
+        ]
+        for t in readers:
+            t.start()
+        for t in readers:
+            t.join(120)
+        stop.set()
+        writer.join(60)
+        assert not errors, errors
+        whole = memory.session("cli:big")
+        view = memory.session_view("cli:big")
+        try:
+            assert len(view.messages) == len(whole.messages)
+            assert view.messages[-1] == whole.messages[-1]
+        finally:
+            view.messages.close()
+
+
+def test_an_event_loop_awaits_the_view_and_a_symlink_is_not_followed(tmp_path):
+    import asyncio
+
+    from reverie.errors import SessionError
+
+    ws = tmp_path / "ws"
+    _write(ws, 300)
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(b'{"role": "user", "content": "a secret from elsewhere"}\n')
+    with reverie.open(ws) as memory:
+
+        async def page() -> int:
+            view = await memory.asession_view("cli:big")
+            try:
+                return len(view.messages)
+            finally:
+                view.messages.close()
+
+        assert asyncio.run(page()) == 300
+        path = memory.runtime.sessions.path_for("cli:big")
+        path.unlink()
+        path.symlink_to(outside)  # swapped in after the path was checked: open_view refuses it
+        with pytest.raises(SessionError, match="symbolic link"):
+            sessions_view.open_view(path)

@@ -22,8 +22,10 @@ session read: an unterminated last line is an append in flight and is not counte
 from __future__ import annotations
 
 import bisect
+import errno
 import logging
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,11 +139,16 @@ def _message(raw: bytes, i: int) -> dict[str, Any]:
 
 def open_view(path: Path) -> SessionView | None:
     """A view of the session file ``path``, or None when it does not exist."""
+    # not through a symlink swapped in for the file after `path_for` checked it (the page would
+    # show whatever JSON lines the link leads to)
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SessionError(f"{path} is a symbolic link: not read") from exc
         raise SessionError(f"{path} cannot be read: {exc.strerror}") from exc
     try:
         meta, start = _metadata(fd)
@@ -194,6 +201,7 @@ class _Scan:
 #: since (a file replaced, as a consolidation or a clear replaces it, is a new inode).
 _SCANS: dict[tuple[int, int], _Scan] = {}
 _SCANS_KEPT = 16
+_SCANS_LOCK = threading.Lock()
 _PROBE = 4096
 
 
@@ -201,7 +209,8 @@ def _scanned(fd: int, start: int) -> tuple[int, list[tuple[int, int]]]:
     """`_scan` from where the last scan of this file ended, when the file only grew since."""
     st = os.fstat(fd)
     key = (st.st_dev, st.st_ino)
-    last = _SCANS.get(key)
+    with _SCANS_LOCK:
+        last = _SCANS.get(key)
     head = os.pread(fd, _PROBE, 0)
     if (
         last is not None
@@ -215,10 +224,11 @@ def _scanned(fd: int, start: int) -> tuple[int, list[tuple[int, int]]]:
         count, checkpoints, end = _scan(fd, start, 0, [])
     lo = max(start, end - _PROBE)
     tail = os.pread(fd, end - lo, lo)
-    _SCANS.pop(key, None)
-    _SCANS[key] = _Scan(start, end, count, tuple(checkpoints), head, tail)
-    while len(_SCANS) > _SCANS_KEPT:
-        _SCANS.pop(next(iter(_SCANS)))
+    with _SCANS_LOCK:  # threads sharing one Memory open views at once
+        _SCANS.pop(key, None)
+        _SCANS[key] = _Scan(start, end, count, tuple(checkpoints), head, tail)
+        while len(_SCANS) > _SCANS_KEPT:
+            _SCANS.pop(next(iter(_SCANS)))
     return count, checkpoints
 
 
