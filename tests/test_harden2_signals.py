@@ -242,3 +242,52 @@ def test_a_supervised_fleet_worker_stops_on_sigterm_with_143(fleet_root):
     _started(proc, "stderr", "ready.", timeout=90)
     _, err = _ended(proc, signal.SIGTERM)
     assert err.splitlines()[-1].startswith("reverie fleet worker: stopped by SIGTERM")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_consolidation_stopped_while_the_model_summarises_loses_nothing(tmp_path, sig):
+    """``reverie consolidate KEY`` stopped while its model call is in flight: one line, 130 or
+    143; the conversation keeps every message and its offset, history has nothing half-written,
+    and the next run consolidates it."""
+    import reverie
+
+    ws = tmp_path / "ws"
+    said = [{"role": "user", "content": line} for line in _lines()[:40]]
+    with reverie.open(ws) as memory:
+        memory.init()
+        memory.record("cli:talk", said, consolidate=False)
+        before = (memory.pending(), len(memory.messages("cli:talk", archived=True)))
+    env = _env(tmp_path / "home")
+    env.update(REVERIE_MODEL="scripted/pty", SCRIPTED_SLOW="60")
+    env["SCRIPTED_SLOW_TASKS"] = "archive,session-summary"
+    script = str(ROOT / "tests" / "support" / "scripted_cli.py")
+    proc = subprocess.Popen(
+        [sys.executable, script, "-w", str(ws), "consolidate", "cli:talk"],
+        env=env,
+        cwd=str(ROOT),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)  # in the model's 60 s wait
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err, err
+    assert proc.returncode == 128 + sig, err  # main(argv) returns it; `reverie` ends by it
+    assert err.splitlines()[-1] == f"reverie: {'interrupted' if sig == 2 else 'terminated'}"
+    with reverie.open(ws) as memory:
+        assert (memory.pending(), len(memory.messages("cli:talk", archived=True))) == before
+        session = memory.session("cli:talk")
+        assert [m["content"] for m in session.messages] == [m["content"] for m in said]
+    env["SCRIPTED_SLOW"] = "0"
+    again = subprocess.run(
+        [sys.executable, script, "-w", str(ws), "consolidate", "cli:talk"],
+        env=env,
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 0, again.stderr
