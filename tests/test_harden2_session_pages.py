@@ -244,3 +244,24 @@ def test_an_event_loop_awaits_the_view_and_a_symlink_is_not_followed(tmp_path):
         path.symlink_to(outside)  # swapped in after the path was checked: open_view refuses it
         with pytest.raises(SessionError, match="symbolic link"):
             sessions_view.open_view(path)
+
+
+def test_a_view_sent_to_another_process_opens_the_file_again(tmp_path):
+    """A view pickled (an async verb run in a worker process sends its result back) reopens the
+    file where it lands; it never carries a descriptor number that would close another file."""
+    import pickle
+
+    ws = tmp_path / "ws"
+    _write(ws, 50)
+    with reverie.open(ws) as memory:
+        view = memory.session_view("cli:big")
+        other = os.open(os.devnull, os.O_RDONLY)
+        try:
+            copy = pickle.loads(pickle.dumps(view))
+            assert len(copy.messages) == 50 and copy.messages[7] == view.messages[7]
+            copy.messages.close()
+            del copy
+            os.fstat(other)  # still open
+        finally:
+            view.messages.close()
+            os.close(other)

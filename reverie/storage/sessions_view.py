@@ -60,8 +60,11 @@ class MessageLines(Sequence[dict[str, Any]]):
     """The message lines of one session file, read on demand (see the module docstring). The
     file is the one opened: a file replaced since (a consolidation, a clear) is not followed."""
 
-    def __init__(self, fd: int, start: int, count: int, checkpoints: list[tuple[int, int]]):
+    def __init__(
+        self, fd: int, start: int, count: int, checkpoints: list[tuple[int, int]], path: Path
+    ):
         self._fd = fd
+        self._path = path
         self._start = start  # offset of message 0
         self._count = count
         self._lines = [line for line, _ in checkpoints]
@@ -87,6 +90,12 @@ class MessageLines(Sequence[dict[str, Any]]):
     def __iter__(self) -> Iterator[dict[str, Any]]:
         for i in range(self._count):
             yield self[i]
+
+    def __reduce__(self) -> tuple[Any, tuple[Path]]:
+        # A view sent to another process (a verb run in a worker process, its result pickled back)
+        # opens the file again there: its descriptor number means nothing in that process, and
+        # closing it there closed whatever that process had open under the same number.
+        return _reopened, (self._path,)
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -121,6 +130,13 @@ class MessageLines(Sequence[dict[str, Any]]):
             if line + len(lines) > i and len(lines) > 0:
                 break
         return line, lines
+
+
+def _reopened(path: Path) -> MessageLines:
+    view = open_view(path)
+    if view is None:
+        raise SessionError(f"{path} is gone")
+    return view.messages
 
 
 def _message(raw: bytes, i: int) -> dict[str, Any]:
@@ -163,7 +179,7 @@ def open_view(path: Path) -> SessionView | None:
     return SessionView(
         key=key if isinstance(key, str) and key else path.stem,
         last_consolidated=offset,
-        messages=MessageLines(fd, start, count, checkpoints),
+        messages=MessageLines(fd, start, count, checkpoints, path),
         path=path,
     )
 
