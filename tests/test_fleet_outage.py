@@ -92,7 +92,7 @@ def test_redis_killed_then_flushed_under_running_jobs(tmp_path, redis_server):
                 f"a record on two lines:\n{line}\n{follower}"
             )
     assert "reverie fleet status: Redis at" in logs["watch.log"]
-    assert logs["watch.log"].rstrip().endswith("reverie fleet status: stopped")
+    assert logs["watch.log"].rstrip().endswith("reverie fleet status: stopped (terminated)")
 
 
 def test_an_error_raised_while_the_broker_was_down_is_one_line(tmp_path):

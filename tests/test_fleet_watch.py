@@ -91,7 +91,9 @@ def test_the_watch_stops_within_a_second_with_one_line(tmp_path, redis_server, s
     wait_for(lambda: watch.lines() >= 2, 30, "the watch's lines")
     took = watch.stop(sig)
     assert took < 2.0, f"exited {took:.1f}s after the signal"  # was: never, with SIGINT ignored
-    assert watch.p.returncode == 0 and watch.err == STOPPED + "\n", watch.err
+    said = "interrupted" if sig == signal.SIGINT else "terminated"
+    assert watch.p.returncode == -sig, watch.err  # ended by it, cleanly: $? 130 or 143 (harden2)
+    assert watch.err == f"{STOPPED} ({said})\n", watch.err
 
 
 def test_the_watch_stops_at_once_while_redis_hangs(tmp_path, redis_server):
@@ -107,8 +109,8 @@ def test_the_watch_stops_at_once_while_redis_hangs(tmp_path, redis_server):
     finally:
         redis_server.proc.send_signal(signal.SIGCONT)
     assert took < 2.5, f"exited {took:.1f}s after SIGINT"
-    assert watch.p.returncode == 0 and "Traceback" not in watch.err
-    assert watch.err.endswith(STOPPED + "\n")
+    assert watch.p.returncode == -signal.SIGINT and "Traceback" not in watch.err
+    assert watch.err.endswith(STOPPED + " (interrupted)\n")
 
 
 def test_redis_killed_and_back_is_one_line_each_under_the_watch(tmp_path, redis_server):
@@ -128,4 +130,4 @@ def test_redis_killed_and_back_is_one_line_each_under_the_watch(tmp_path, redis_
     )
     assert "showing the last state, trying again every 0.2s" in lines[0]
     assert lines[1] == f"reverie fleet status: Redis at {redis_server.url} answers again"
-    assert lines[2] == STOPPED
+    assert lines[2] == STOPPED + " (interrupted)"

@@ -118,6 +118,7 @@ def _calls(head: str) -> dict[str, Callable[[Memory], Awaitable[Any]]]:
         "agc": lambda m: m.agc(),
         "ahistory": lambda m: m.ahistory(since=0),
         "asession": lambda m: m.asession("t:big"),
+        "asession_view": lambda m: m.asession_view("t:big"),
         "astatus": lambda m: m.astatus(),
         "aclose": lambda m: m.aclose(),
         # mem0's verbs and the whole-file verbs

@@ -426,6 +426,7 @@ def test_the_ui_reaches_memory_only_through_memory_verbs() -> None:
         "storage.history",
         # a message's text (content_text), the one reading of the session format
         "storage.sessions",
+        "storage.sessions_view",  # the type of a session read a page at a time (harden2)
         "storage.hitlog",
         "gitstore.trailers",
         "gitstore.diffing",  # a conflict's two texts as a diff (no repository read)

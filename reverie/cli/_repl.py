@@ -32,6 +32,7 @@ from ..llm.client import warned_since
 from ..text.utf8 import undecodable
 from ._common import console, err_console, workspace_of
 from ._render import markdown
+from ._signals import terminated
 from ._status import StatusLine, wait_text
 
 if TYPE_CHECKING:
@@ -235,6 +236,8 @@ async def _foreground(work: Awaitable[T], *, on_cancel: Callable[[], None]) -> T
         if current is not None and current.cancelling():
             raise  # this loop itself is being cancelled, not only the turn
         on_cancel()
+        if terminated():  # SIGTERM, raised as SIGINT (reverie.cli._signals): end the chat
+            raise KeyboardInterrupt from None
         return None
     finally:
         if installed:

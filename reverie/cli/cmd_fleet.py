@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import CommandError, ReverieError
 from ._common import add_json_flag, console, emit_json, err_console
+from ._signals import SAID, exit_status, stopping
 
 if TYPE_CHECKING:
     from ..fleet import Fleet
@@ -291,11 +292,12 @@ def run_dispatch(args: argparse.Namespace) -> int:
         "(Ctrl-C to stop)"
     )
     stop = threading.Event()
-    try:
+    with stopping(stop.set) as caught:  # a tick in flight ends; then one line and 130 or 143
         fleet.serve_dispatch(send, stop)
-    except KeyboardInterrupt:
-        stop.set()
-    return 0
+    if not caught:
+        return 0
+    err_console.print(f"reverie fleet dispatch: stopped ({SAID[caught[0]]})")
+    return exit_status(caught[0])
 
 
 @_broker_errors
@@ -362,7 +364,6 @@ def _watch(args: argparse.Namespace) -> int:
     says it stopped. Handled here rather than as KeyboardInterrupt, which a shell starting the watch
     in the background has ignored (it never stopped) and which landed anywhere, inside a Redis
     read or at the exit. Redis failing: one line when it stops answering, one when it is back."""
-    import signal
     import sys
     import threading
 
@@ -403,17 +404,10 @@ def _watch(args: argparse.Namespace) -> int:
             say(f"reverie fleet status: Redis at {redact_url(url)} answers again")
         return last[0]
 
-    def on_signal(_signum: int, _frame: object) -> None:
-        stop.set()
-
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
+    with stopping(stop.set) as caught:
         watch(source, stop, as_json=args.json, every=args.every)
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-    say("reverie fleet status: stopped")
-    return 0
+    say("reverie fleet status: stopped" + (f" ({SAID[caught[0]]})" if caught else ""))
+    return exit_status(caught[0]) if caught else 0
 
 
 @_broker_errors

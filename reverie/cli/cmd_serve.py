@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from ..errors import CommandError
 from ._common import add_json_flag, console, count, workspace_of
 from ._render_dream import print_dream
+from ._signals import SAID, exit_status, stopping
 
 if TYPE_CHECKING:
     from ..dream import DreamResult
@@ -64,15 +65,21 @@ def run(args: argparse.Namespace) -> int:
     rt = Runtime(workspace_of(args))
     cfg = rt.config.dream
     every = f"cron '{cfg.cron}'" if cfg.cron else f"every {cfg.interval_h:g} h"
-    console.print(f"reverie serve: Dream {every} on {rt.workspace.root} (Ctrl-C to stop)")
 
     def report(result: DreamResult) -> None:
         console.print(f"[dim]{datetime.now():%Y-%m-%d %H:%M:%S}[/] scheduled Dream run:")
         print_dream(result)
 
-    asyncio.run(serve(rt.dream, on_result=report))
-    console.print("reverie serve: stopped")
-    return 0
+    async def until_stopped() -> list[int]:
+        loop, stop = asyncio.get_running_loop(), asyncio.Event()
+        with stopping(lambda: loop.call_soon_threadsafe(stop.set)) as caught:
+            console.print(f"reverie serve: Dream {every} on {rt.workspace.root} (Ctrl-C to stop)")
+            await serve(rt.dream, stop=stop, handle_signals=False, on_result=report)
+        return caught
+
+    caught = asyncio.run(until_stopped())
+    console.print("reverie serve: stopped" + (f" ({SAID[caught[0]]})" if caught else ""))
+    return exit_status(caught[0]) if caught else 0
 
 
 def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
@@ -125,26 +132,33 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
         thread.start()
         threads.append(thread)
 
-    try:
-        sched = asyncio.run(
-            serve_root(
+    async def until_stopped() -> tuple[RootScheduler, list[int]]:
+        loop, stop = asyncio.get_running_loop(), asyncio.Event()
+        with stopping(lambda: loop.call_soon_threadsafe(stop.set)) as caught:
+            sched = await serve_root(
                 root,
                 lambda ws: Runtime(ws).dream,
                 max_inflight=args.max_inflight,
+                stop=stop,
+                handle_signals=False,
                 on_result=report,
                 ready=ready,
                 started=started,
             )
-        )
+        return sched, caught
+
+    try:
+        sched, caught = asyncio.run(until_stopped())
     finally:
         watching.set()
         for thread in threads:
             thread.join(5)
     if not args.json:
         console.print(
-            f"reverie serve: stopped ({sched.stats.done} runs, {sched.stats.tokens:,} tokens)"
+            f"reverie serve: stopped ({sched.stats.done} runs, {sched.stats.tokens:,} tokens"
+            + (f"; {SAID[caught[0]]})" if caught else ")")
         )
-    return 0
+    return exit_status(caught[0]) if caught else 0
 
 
 def _export_metrics(args: argparse.Namespace, sched: RootScheduler) -> None:

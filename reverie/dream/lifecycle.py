@@ -227,6 +227,9 @@ class LifecycleOutcome:
     record: SalienceRecord
     # files over budget on protected lines alone
     protected_over_budget: list[str] = field(default_factory=list)
+    # files whose edit took lines out with no evidence and added none: the edit undone (file ->
+    # the lines it would have taken out)
+    undone: dict[str, int] = field(default_factory=dict)
 
     def count(self, *why: str) -> int:
         return sum(1 for r in self.retired if r.why in why)
@@ -405,7 +408,8 @@ def apply(
     own: dict[str, list[str]] = {}
     stamp = today.isoformat()
     _unpin_model_pins(base, files)
-    retired += _model_removals(base, files, edits, moved, findings, stamp)
+    undone: dict[str, int] = {}
+    retired += _model_removals(base, files, edits, moved, findings, stamp, undone)
     _learn(record, base, files, facts, today)
     over: list[str] = []
     # no archive to put them in: steps 2-5 remove nothing
@@ -422,7 +426,7 @@ def apply(
     if not archive_enabled:
         retired = [Retired(r.path, r.text, r.why, r.note, r.by, False) for r in retired]
     _forget_removed(record, files)
-    return LifecycleOutcome(files, archive, retired, own, record, over)
+    return LifecycleOutcome(files, archive, retired, own, record, over, undone)
 
 
 def _retire(
@@ -490,9 +494,15 @@ def _model_removals(
     moved: Sequence[MovedLine],
     findings: Sequence[Finding],
     stamp: str,
+    undone: dict[str, int],
 ) -> list[Retired]:
     """The lines the model's edits took out, each with its reason; a line taken out without
-    evidence (see the module docstring) is put back into ``files`` instead."""
+    evidence (see the module docstring) is put back into ``files`` instead. An edit that took
+    lines out without evidence and added no line of its own (a file emptied, or rewritten with
+    less) is undone whole, the lines it took out with evidence too (a "replaces" finding's old
+    line would leave with its new one never written): putting its lines back one by one lost the
+    file's heading, blank lines and last newline, and the run committed that as its change
+    (``undone`` names the file; the run sets its batch aside)."""
     out: list[Retired] = []
     moved_by_key = {(m.path, line_key(m.line)): m for m in moved}
     for rel, before in base.items():
@@ -523,11 +533,23 @@ def _model_removals(
             why = _removal_reason(rel, text, findings)
             if why is None and (by is None or not _same_fact(key, line_key(by))):
                 kept.append(i)
-            elif by is not None:
+                continue
+            if by is not None:
                 out.append(Retired(rel, text, "superseded", f"superseded {stamp}", by))
             else:
                 out.append(Retired(rel, text, "removed", f"removed {stamp} by Dream ({why})"))
-        if kept:
+        if kept and not set(left) - set(_keys(before)):
+            files[rel] = before
+            out = [r for r in out if r.path != rel]  # nothing left: the edit is undone whole
+            undone[rel] = len(kept)
+            log.warning(
+                "dream lifecycle: kept %d line(s) of %s an edit took out with no finding naming "
+                "them, and the file as it was: the edit wrote nothing in their place (first: %r)",
+                len(kept),
+                rel,
+                bare_line(before.split("\n")[kept[0]])[:80],
+            )
+        elif kept:
             files[rel] = _put_back(before, after, kept)
             log.warning(
                 "dream lifecycle: kept %d line(s) of %s an edit took out with no finding naming "

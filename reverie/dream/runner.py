@@ -452,11 +452,13 @@ class Dream:
             life,
         )
         if not changed and not life.archive:
-            why = said or run.evidence.unchanged(run.findings, run.tools, edited)
-            # findings the files do not hold and the edit step never acted on: the batch moves on
-            # set aside, so `reverie requeue` lists it and runs it again (else its cursor moved,
-            # nothing changed, and no command led back to it)
-            aside = not run.tools.edits and bool(unheld_findings(run.findings, run.staged.base))
+            why = said or _undone(life) or run.evidence.unchanged(run.findings, run.tools, edited)
+            # findings the files do not hold and no edit wrote (none was made, or the lifecycle
+            # undid the one made: it emptied a file): the batch moves on set aside, so `reverie
+            # requeue` lists it and runs it again (else its cursor moved, nothing changed, and no
+            # command led back to it)
+            unheld = bool(unheld_findings(run.findings, run.staged.base))
+            aside = (not run.tools.edits and unheld) or (bool(life.undone) and bool(run.findings))
             if aside and not run.dry_run:
                 why = f"{why}; set aside: `reverie requeue {run.base.first}` runs it again"
             no_change = replace(done, status="no-change", reason=why)
@@ -1125,6 +1127,15 @@ class Dream:
             unavailable=unavailable is not None,
             outage=unavailable,
         )
+
+
+def _undone(life: LifecycleOutcome) -> str | None:
+    """Why the files stayed as they were when the lifecycle undid the model's edits (they took
+    lines out with no finding naming them and wrote nothing in their place), or None."""
+    if not life.undone:
+        return None
+    what = ", ".join(f"{n} line(s) out of {rel}" for rel, n in sorted(life.undone.items()))
+    return f"the edit took {what} with no finding naming them and wrote none: undone, kept as was"
 
 
 def _with_lifecycle(result: DreamResult, life: LifecycleOutcome) -> DreamResult:

@@ -4,8 +4,9 @@ data. This docstring is the spec of the keys (prefix ``reverie:``); each score h
 
 - ``due`` (sorted set): workspace id → **when its Dream is due** (unix seconds). Only `make_due`
   adds to it (the one verb for "make due": append markers ingested, a job that left work, a fenced
-  job, a failure's back-off, ``unpark``, ``rebuild-due``), never over a parked workspace and never
-  moving an entry (``NX``: the first due time stands until the workspace is dispatched).
+  job, a failure's back-off, ``rebuild-due``), and `unpark`, in the same script that takes the
+  workspace out of ``parked``; never over a parked workspace and never moving an entry (``NX``:
+  the first due time stands until the workspace is dispatched).
 - ``claims`` (sorted set): workspace id → **when its claim ends** (unix seconds). `claim` moves
   due workspaces from ``due`` to ``claims`` atomically (a workspace still claimed stays in ``due``
   for after its job); the job's lease renews the claim; a claim nobody renewed lapses, and the
@@ -169,6 +170,14 @@ return tostring(t)
 )
 # KEYS: counts, once. ARGV: field. A counter bumped once; returns its value.
 _COUNT = _once("return redis.call('HINCRBY', KEYS[1], ARGV[1], 1)")
+# KEYS: parked, parked-why, due, once. ARGV: ws, now. Unparked and due now (NX) in one step, once:
+# a resent unpark answers what the first one did (1: it was parked), not "not parked".
+_UNPARK = _once("""
+local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+if removed == 1 then redis.call('ZADD', KEYS[3], 'NX', ARGV[2], ARGV[1]) end
+return removed
+""")
 
 
 def _number(value: object) -> float:
@@ -261,6 +270,7 @@ class Coordinator:
         self._debit = client.register_script(_DEBIT)
         self._reserve = client.register_script(_RESERVE)
         self._count = client.register_script(_COUNT)
+        self._unpark = client.register_script(_UNPARK)
 
     @staticmethod
     def _once_key() -> str:
@@ -513,11 +523,11 @@ class Coordinator:
         }
 
     def unpark(self, ws: str) -> bool:
-        pipe = self.r.pipeline()
-        pipe.zrem(_P + "parked", ws)
-        pipe.hdel(_P + "parked-why", ws)
-        removed, _ = pipe.execute()
-        return bool(removed)
+        """Let a parked workspace be dispatched again, due now: one script, run once per call
+        (``once:<id>``), so a reply lost and the command resent still says it was parked. False
+        when it was not parked (nothing is made due then)."""
+        keys = [_P + "parked", _P + "parked-why", _P + "due", self._once_key()]
+        return bool(self._unpark(keys=keys, args=[ws, time.time()]))
 
     def failed(self, ws: str) -> int:
         """Count a failed run in a row (once); returns the count."""

@@ -294,11 +294,8 @@ class Fleet:
             stop.wait(wait)
 
     def unpark(self, ws: str) -> bool:
-        """Let a parked workspace be dispatched again (due now)."""
-        if not self.coord.unpark(ws):
-            return False
-        self.coord.make_due({ws: time.time()})
-        return True
+        """Let a parked workspace be dispatched again (due now); False when it was not parked."""
+        return self.coord.unpark(ws)
 
     def forget(self, user_digest: str) -> dict[str, int]:
         """Remove every Redis entry of a forgotten user's scopes (``forget-user``)."""

@@ -12,8 +12,9 @@ runs here with kombu 5.7.0 survived), so no setting prevents it; a supervisor do
 it held are not lost: their claims lapse and the dispatcher sends them again.
 
 The supervisor forwards SIGTERM, SIGINT and SIGQUIT to the worker and exits with it when told to
-stop; a worker that exits by itself is started again after a back-off (1 s, doubling up to 60 s,
-back to 1 s once a worker has run a minute), one line each time. Under systemd or Kubernetes, which
+stop (one line, and the shell's status for the signal: 128 + its number, as every command); a
+worker that exits by itself is started again after a back-off (1 s, doubling up to 60 s, back to
+1 s once a worker has run a minute), one line each time. Under systemd or Kubernetes, which
 restart a process themselves, ``--no-supervise`` runs Celery in the foreground instead.
 """
 
@@ -48,15 +49,27 @@ def supervise(
     healthy_after: float = 60.0,
     stop: threading.Event | None = None,
 ) -> int:
-    """Run ``argv`` (the worker) with ``env`` until a forwarded signal stops it; returns its exit
-    code then. A run that exits by itself is started again after a doubling back-off."""
+    """Run ``argv`` (the worker) with ``env`` until a forwarded signal stops it; returns 128 + that
+    signal's number then (its exit code when ``stop`` was set without one). A run that exits by
+    itself is started again after a doubling back-off."""
     stop = stop or threading.Event()
     child: list[subprocess.Popen[bytes]] = []
+    caught: list[int] = []
 
     def forward(signum: int, _frame: FrameType | None) -> None:
-        stop.set()
+        caught.append(signum)
+        # set from a thread: the handler runs in the main thread, maybe inside `stop.wait`'s own
+        # lock, which `set` takes too
+        threading.Thread(target=stop.set, daemon=True).start()
         if child and child[0].poll() is None:
             child[0].send_signal(signum)
+
+    def stopped(code: int) -> int:
+        if not caught:
+            return code
+        name = signal.Signals(caught[0]).name
+        say(f"reverie fleet worker: stopped by {name} (the Celery worker exited with {code})")
+        return 128 + caught[0]
 
     previous = {s: signal.signal(s, forward) for s in _FORWARDED}
     exits = 0  # exits in a row, each after a short run (the back-off's count)
@@ -67,8 +80,8 @@ def supervise(
             child[:] = [proc]
             say(f"reverie fleet worker: Celery worker started (pid {proc.pid})")
             code = proc.wait()
-            if stop.is_set():
-                return code
+            if stop.is_set() or caught:
+                return stopped(code)
             exits = 1 if time.monotonic() - started >= healthy_after else exits + 1
             backoff = capped_backoff(exits, first_backoff, max(max_backoff, first_backoff))
             say(
@@ -76,7 +89,7 @@ def supervise(
                 f"starting it again in {backoff:g}s"
             )
             if stop.wait(backoff):
-                return code
+                return stopped(code)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

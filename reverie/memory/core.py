@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from ..storage.config import Config
     from ..storage.history import HistoryEntry
     from ..storage.sessions import Session
+    from ..storage.sessions_view import SessionView
     from .status import StatusReport
 
 __all__ = [
@@ -845,6 +846,16 @@ class Memory(MemoryVerbs):
         return sessions.load(sessions.path_for(session_key))
 
     asession = twin(session)
+
+    def session_view(self, session_key: str) -> SessionView | None:
+        """A conversation read a page at a time, in bounded memory whatever its size (its
+        ``messages`` a read-only sequence read on demand; ``close()`` them when done), or None when
+        there is none by that key: what the web UI's conversation page reads."""
+        from ..storage.sessions_view import open_view
+
+        return open_view(self.runtime.sessions.path_for(session_key))
+
+    asession_view = twin(session_view)
 
     # -- state -------------------------------------------------------------------------------
     def faults(self) -> list[Fault]:

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 
     from ..memory import Memory, WriteResult
     from ..storage.history import HistoryEntry
+    from ..storage.sessions_view import SessionView
 
 __all__ = ["UI", "build_app", "scope_app", "templates", "static_files", "PAGE_SIZE"]
 
@@ -513,11 +514,20 @@ class UI(Pages):
         params = request.query_params
         key = params.get("key", "")
         try:
-            found = await self.memory.asession(key) if key else None
+            # read a page at a time: a conversation of a gigabyte is never read whole for a page
+            found = await self.memory.asession_view(key) if key else None
         except (ReverieError, OSError) as exc:
             raise HTTPException(404, f"the conversation {key!r} cannot be read: {exc}") from None
         if found is None:
             raise HTTPException(404, f"no conversation {key!r} in this workspace")
+        try:
+            return await self._session_page(request, found)
+        finally:
+            found.messages.close()
+
+    async def _session_page(self, request: Request, found: SessionView) -> Response:
+        params = request.query_params
+        key = params.get("key", "")
         messages, size = found.messages, views.MESSAGES_PER_PAGE
         n = len(messages)
         target = _int(params.get("message"), -1)

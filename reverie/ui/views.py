@@ -598,11 +598,18 @@ def mark_of(message: Mapping[str, Any]) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+#: How far from where a link saw a message `locate` looks for it (each side): a conversation
+#: read a page at a time is not read whole to find one message.
+LOCATE_REACH = 5_000
+
+
 def locate(messages: Sequence[Mapping[str, Any]], mark: str, hint: int) -> int | None:
     """Where the message ``mark`` names is now: at ``hint`` (where the link saw it), else the
-    nearest place before it (a clear moves messages toward the start), else after it; None when it
-    is gone."""
+    nearest place before it (a clear moves messages toward the start), else after it, within
+    `LOCATE_REACH` places; None when it is gone (or moved further: the page says the conversation
+    changed and starts it over)."""
     n = len(messages)
     near = min(max(hint, 0), n - 1)
-    order = [*range(near, -1, -1), *range(near + 1, n)]
+    order = [*range(near, max(near - LOCATE_REACH, -1), -1)]
+    order += range(near + 1, min(near + 1 + LOCATE_REACH, n))
     return next((i for i in order if mark_of(messages[i]) == mark), None)
