@@ -337,7 +337,7 @@ class Dream:
         if entries:
             self._requeued = entries[0].cursor
         else:
-            entries = self.store.history.read_since(
+            entries = self.store.history.read_pending(
                 self.store.dream_cursor(), limit=cfg.max_batch_size
             )
         if not entries:
