@@ -118,22 +118,27 @@ def _write(staging: Path, rel: str, data: bytes) -> None:
         os.fsync(handle.fileno())
 
 
-def _lines(path: Path, rel: str, intake: Intake) -> list[tuple[int, bytes]] | None:
-    """The file's lines (numbered from 1, without their newline); None when it cannot be copied."""
-    if path.is_symlink() or not path.is_file():
-        if path.exists() or path.is_symlink():
-            intake.skip(rel, "not a regular file (a link or a folder), not followed")
+def _present(src: Path, rel: str) -> bool:
+    path = src.joinpath(*rel.split("/"))
+    return path.exists() or path.is_symlink()
+
+
+def _lines(src: Path, rel: str, intake: Intake) -> list[tuple[int, bytes]] | None:
+    """The file's lines (numbered from 1, without their newline); None when it cannot be copied (a
+    link anywhere on the way, not a regular file, too large: named)."""
+    if not _present(src, rel):
         return None
-    if path.stat().st_size > _MAX_COPY:
-        intake.skip(rel, f"larger than {_MAX_COPY:,} bytes")
+    data = intake.read_bytes(src.joinpath(*rel.split("/")), rel, limit=_MAX_COPY, root=src)
+    if data is None:
         return None
-    with open(path, "rb") as handle:
-        return [(n, raw.rstrip(b"\r\n")) for n, raw in enumerate(handle, start=1) if raw.strip()]
+    return [
+        (n, raw.rstrip(b"\r")) for n, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()
+    ]
 
 
 def _history(src: Path, staging: Path, intake: Intake) -> int:
     """history.jsonl entry by entry, redacted; the number of entries brought in."""
-    lines = _lines(src / _HISTORY, _HISTORY, intake)
+    lines = _lines(src, _HISTORY, intake)
     if lines is None:
         return 0
     kept: list[dict[str, object]] = []
@@ -153,15 +158,17 @@ def _history(src: Path, staging: Path, intake: Intake) -> int:
 
 
 def _legacy_and_cursors(src: Path, staging: Path, intake: Intake) -> None:
-    if (src / _LEGACY).exists() or (src / _LEGACY).is_symlink():
-        text = intake.read(src / _LEGACY, _LEGACY, limit=_MAX_COPY)
+    if _present(src, _LEGACY):
+        text = intake.read(src / _LEGACY, _LEGACY, limit=_MAX_COPY, root=src)
         if text is not None:
             _write(staging, _LEGACY, text.encode("utf-8"))
     for rel in _CURSORS:
-        path = src / rel
-        if not path.exists():
+        if not _present(src, rel):
             continue
-        raw = path.read_bytes().strip() if path.is_file() and not path.is_symlink() else b""
+        data = intake.read_bytes(src / rel, rel, root=src)
+        if data is None:
+            continue
+        raw = data.strip()
         if raw.isdigit():
             _write(staging, rel, raw + b"\n")
         else:
@@ -180,7 +187,7 @@ def _sessions(src: Path, staging: Path, intake: Intake) -> None:
         if not name.endswith(".jsonl") or name.startswith("."):
             intake.skip(rel, "not a conversation (sessions/*.jsonl)")
             continue
-        lines = _lines(folder / name, rel, intake)
+        lines = _lines(src, rel, intake)
         if lines is None:
             continue
         values: list[object] = []
@@ -215,7 +222,9 @@ def _top_level(
             memory[name] = text
         return
     if name == "skills" and path.is_dir() and not path.is_symlink():
-        kept.extend(_copy_tree(path, staging, "skills", intake))
+        for rel, text in _tree(src, "skills", intake):
+            _write(staging, rel, text.encode("utf-8"))
+            kept.append(rel)
         return
     if name.endswith(".md") and not name.startswith("."):
         text = intake.read(path, name)
@@ -232,8 +241,11 @@ def _top_level(
 
 def _memory_dir(src: Path, intake: Intake, memory: dict[str, str]) -> None:
     folder = src / "memory"
-    if folder.is_symlink() or not folder.is_dir():
-        intake.skip("memory/", "not a folder (a link is not followed)")
+    if folder.is_symlink():
+        intake.skip("memory/", "a symbolic link, not followed")
+        return
+    if not folder.is_dir():
+        intake.skip("memory", "not a folder")
         return
     handled = {"history.jsonl", "HISTORY.md", ".cursor", ".dream_cursor"}
     for name in sorted(os.listdir(folder)):
@@ -242,7 +254,7 @@ def _memory_dir(src: Path, intake: Intake, memory: dict[str, str]) -> None:
             continue
         path = folder / name
         if rel == MEMORY or (name.endswith(".md") and path.is_file()):
-            text = intake.read(path, rel)
+            text = intake.read(path, rel, root=src)
             if text is None:
                 continue
             target = rel if rel == MEMORY or removable(rel) else f"{TOPICS_DIR}/{name}"
@@ -253,20 +265,22 @@ def _memory_dir(src: Path, intake: Intake, memory: dict[str, str]) -> None:
         intake.skip(f"{rel}/" if path.is_dir() else rel, "not a memory file")
 
 
-def _copy_tree(base: Path, staging: Path, prefix: str, intake: Intake) -> list[str]:
-    """Every file under ``base`` copied to ``staging/prefix``, redacted; the ones copied."""
-    copied: list[str] = []
+def _tree(src: Path, prefix: str, intake: Intake) -> list[tuple[str, str]]:
+    """Every file under ``src/prefix`` as ``(path, redacted text)``; links (any on the way),
+    non-UTF-8 and other non-text files named and left out."""
+    base = src.joinpath(*prefix.split("/"))
+    out: list[tuple[str, str]] = []
     for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
         here = Path(dirpath)
         for d in sorted(dirnames):
             if (here / d).is_symlink():
-                intake.skip(f"{prefix}/{(here / d).relative_to(base).as_posix()}/", "a link")
+                rel = (here / d).relative_to(src).as_posix()
+                intake.skip(f"{rel}/", "a symbolic link, not followed")
         dirnames[:] = sorted(d for d in dirnames if not (here / d).is_symlink())
         for name in sorted(filenames):
             path = here / name
-            rel = f"{prefix}/{path.relative_to(base).as_posix()}"
-            text = intake.read(path, rel)
+            rel = path.relative_to(src).as_posix()
+            text = intake.read(path, rel, root=src)
             if text is not None:
-                _write(staging, rel, text.encode("utf-8"))
-                copied.append(rel)
-    return copied
+                out.append((rel, text))
+    return out
