@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from reverie.memory.importers import import_nanobot
 
 
@@ -64,3 +66,121 @@ def test_a_sessions_folder_or_a_subfolder_link_is_named_not_followed(tmp_path):
     assert reasons["sessions/"] == "a symbolic link, not followed"
     assert reasons["skills/linked/"] == "a symbolic link, not followed"
     assert not (tmp_path / "dst" / "sessions").exists()
+
+
+def _big_source(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    (src / "memory").mkdir(parents=True)
+    (src / "SOUL.md").write_text("# Soul\n\nBe kind.\n")
+    (src / "memory" / "MEMORY.md").write_text("# Memory\n\n- Project X ships in March\n")
+    with open(src / "memory" / "history.jsonl", "w") as f:
+        for n in range(1, 60_001):
+            f.write(_entry(n, f"User: note number {n} about the garden and the weather today"))
+    return src
+
+
+def _stale(tmp_path: Path) -> list[Path]:
+    return sorted(tmp_path.glob(".dst.import-*"))
+
+
+def test_a_killed_nanobot_import_leaves_no_half_workspace_and_the_next_run_cleans_up(tmp_path):
+    """SIGKILL while the import is staged: the target does not exist (never a workspace that looks
+    imported without its memory files); the next run removes the staging folder, says so, and
+    imports whole."""
+    src, dst = _big_source(tmp_path), tmp_path / "dst"
+    env = {**os.environ, "REVERIE_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "-w", str(dst), "import", str(src), "--from", "nanobot"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        for _ in range(4000):
+            if _stale(tmp_path) or proc.poll() is not None:
+                break
+            os.sched_yield()
+        proc.kill()
+    finally:
+        proc.wait()
+    if not _stale(tmp_path):
+        pytest.skip("the import finished before it could be killed mid-way")
+    assert not dst.exists() or not any(dst.iterdir())
+    done = _cli(dst, "import", str(src), "--from", "nanobot")
+    assert done.returncode == 0, done.stderr
+    out = " ".join((done.stdout + done.stderr).split())
+    assert "removed" in out and "interrupted before it was moved into place" in out, out
+    assert _stale(tmp_path) == []
+    assert "Project X ships in March" in (dst / "memory" / "MEMORY.md").read_text()
+    log = subprocess.run(
+        ["git", "-C", str(dst), "log", "--format=%s"], capture_output=True, text=True
+    )
+    assert log.stdout.splitlines()[0].startswith("import: nanobot workspace from")
+    assert "60000 entries pending" in " ".join(_cli(dst, "status").stdout.split())
+
+
+def test_the_target_appears_only_whole(tmp_path):
+    """Killed the moment the target appears: it already holds its memory files and the import
+    commit (written in the staging folder, before the one rename)."""
+    src = tmp_path / "src"
+    (src / "memory").mkdir(parents=True)
+    (src / "SOUL.md").write_text("# Soul\n")
+    (src / "memory" / "MEMORY.md").write_text("- Ana owns billing\n")
+    (src / "memory" / "history.jsonl").write_text(_entry(1, "User: hi"))
+    dst = tmp_path / "dst"
+    env = {**os.environ, "REVERIE_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "-w", str(dst), "import", str(src), "--from", "nanobot"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        while proc.poll() is None and not dst.exists():
+            os.sched_yield()
+        proc.kill()
+    finally:
+        proc.wait()
+    assert dst.exists()
+    assert (dst / "memory" / "MEMORY.md").read_text() == "- Ana owns billing\n"
+    assert (dst / "SOUL.md").read_text() == "# Soul\n"
+    log = subprocess.run(
+        ["git", "-C", str(dst), "log", "--format=%s"], capture_output=True, text=True
+    )
+    assert log.stdout.splitlines()[0].startswith("import: nanobot workspace from")
+    status = _cli(dst, "status")
+    assert status.returncode == 0 and "1 entries pending" in status.stdout
+
+
+def test_a_staging_folder_held_by_a_running_import_is_left_alone(tmp_path):
+    import fcntl
+
+    from reverie.operations.portability import clear_stale_staging
+    from reverie.storage.workspace import Workspace
+
+    held, left = tmp_path / ".dst.import-held", tmp_path / ".dst.import-left"
+    for d in (held, left):
+        d.mkdir()
+        (d / "history.jsonl").write_text("x\n")
+    fd = os.open(held, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert clear_stale_staging(Workspace(tmp_path / "dst")) == [left]
+    finally:
+        os.close(fd)
+    assert held.exists() and not left.exists()
+
+
+def test_a_bundle_import_removes_a_staging_folder_a_killed_one_left(tmp_path):
+    ws = tmp_path / "ws"
+    assert _cli(ws, "init").returncode == 0
+    bundle = tmp_path / "b.tgz"
+    assert _cli(ws, "export", str(bundle)).returncode == 0
+    stale = tmp_path / ".dst.import-abc123"
+    stale.mkdir()
+    (stale / "history.jsonl").write_text("redacted copy\n")
+    done = _cli(tmp_path / "dst", "import", str(bundle))
+    assert done.returncode == 0, done.stderr
+    flat = " ".join((done.stdout + done.stderr).split())
+    assert "interrupted before it was moved into place" in flat, flat
+    assert not stale.exists() and _stale(tmp_path) == []

@@ -17,15 +17,14 @@ everything the source holds is either brought in or named in the result with the
 - anything else (the agent's working files, nanobot's own ``.git``, which keeps its history): named
   as not imported.
 
-A file that is not UTF-8 is named and left out, never decoded with replacements. The import is made
-beside the target and renamed into place; a non-empty target is refused unless ``replace``.
+A file that is not UTF-8 is named and left out, never decoded with replacements. The import, memory
+repository and its commit included, is made beside the target and renamed into place as the last
+step (``portability.staging_for``); a non-empty target is refused unless ``replace``.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import orjson
@@ -38,6 +37,7 @@ from ...operations.portability import (
     commit_import,
     head_of,
     move_into_place,
+    staging_for,
 )
 from ...security.scrub import redact_many
 from ...storage.history import BadLine, HistoryEntry
@@ -76,19 +76,16 @@ def import_nanobot(
     intake = Intake()
     memory: dict[str, str] = {}
     kept: list[str] = []
-    ws.root.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{ws.root.name}.import-", dir=ws.root.parent))
-    try:
+    with staging_for(ws) as staging:
         entries = _history(src, staging, intake)
         _legacy_and_cursors(src, staging, intake)
         _sessions(src, staging, intake)
         for name in sorted(os.listdir(src)):
             _top_level(src, staging, name, intake, memory, kept)
+        # the memory files and their repository too: the rename is the one step that publishes
+        # the import, so a kill before it leaves no half-imported workspace
+        commit = commit_import(Workspace(staging), f"import: nanobot workspace from {src}", memory)
         moved = move_into_place(staging, ws.root, replace)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    commit = commit_import(ws, f"import: nanobot workspace from {src}", memory)
     files = sorted(
         str(p.relative_to(ws.root))
         for p in ws.root.rglob("*")
