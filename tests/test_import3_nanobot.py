@@ -184,3 +184,42 @@ def test_a_bundle_import_removes_a_staging_folder_a_killed_one_left(tmp_path):
     flat = " ".join((done.stdout + done.stderr).split())
     assert "interrupted before it was moved into place" in flat, flat
     assert not stale.exists() and _stale(tmp_path) == []
+
+
+def test_topic_files_and_the_archive_of_a_workspace_used_in_place_come_in(tmp_path):
+    """A workspace Reverie kept in place (nanobot's layout plus topics and archive) imported with
+    --from nanobot: its topic files at any depth and its archive are committed, nothing named as
+    "not a memory file"."""
+    import reverie
+
+    src = tmp_path / "src"
+    with reverie.open(src) as m:
+        m.init()
+        m.write("memory/topics/project.md", "# Project\n- The launch is on 2027-02-01\n")
+        m.write("memory/topics/people/ana.md", "# Ana\n- Ana owns billing\n")
+        m.remember("User: hello")
+    (src / "memory" / "archive").mkdir()
+    (src / "memory" / "archive" / "files.md").write_text("- archived line kept with why\n")
+    (src / "memory" / "archive" / "old").mkdir()
+    (src / "memory" / "archive" / "old" / "x.md").write_text("- not an archive file\n")
+    dst = tmp_path / "dst"
+    result = import_nanobot(src, dst)
+    reasons = {s.item: s.reason for s in result.skipped}
+    assert not [item for item, why in reasons.items() if why == "not a memory file"], reasons
+    assert reasons["memory/archive/old/x.md"] == "not an archive file (memory/archive/*.md)"
+    assert (dst / "memory/topics/people/ana.md").read_text() == "# Ana\n- Ana owns billing\n"
+    assert "2027-02-01" in (dst / "memory/topics/project.md").read_text()
+    assert (dst / "memory/archive/files.md").read_text() == "- archived line kept with why\n"
+    shown = subprocess.run(
+        ["git", "-C", str(dst), "show", "--stat", "--format=", "HEAD"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    for rel in (
+        "memory/topics/people/ana.md",
+        "memory/topics/project.md",
+        "memory/archive/files.md",
+    ):
+        assert rel in shown
+    done = _cli(dst, "why", "Ana owns billing")
+    assert done.returncode == 0 and "memory/topics/pe" in done.stdout, done.stdout + done.stderr

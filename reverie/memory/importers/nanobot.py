@@ -9,8 +9,9 @@ everything the source holds is either brought in or named in the result with the
   ``memory/HISTORY.md`` (nanobot's legacy log, migrated on first open) and the cursors likewise;
 - ``sessions/*.jsonl``: line by line, every string value redacted; a line that is not JSON is named;
 - ``SOUL.md``, ``USER.md``, ``memory/MEMORY.md``, and other Markdown under ``memory/`` (dated notes
-  as they are, anything else as a topic file under ``memory/topics/``): committed, redacted, as one
-  version whose message names the source;
+  as they are, anything else as a topic file under ``memory/topics/``), and the topic files and
+  archive a workspace Reverie used in place holds (``memory/topics/**``, ``memory/archive/*.md``):
+  committed, redacted, as one version whose message names the source;
 - nanobot's own files, which Reverie does not read but a nanobot pointed at the new workspace does
   (``AGENTS.md``, ``TOOLS.md``, ``HEARTBEAT.md``, any other top-level Markdown, ``skills/``):
   copied, redacted, and listed as kept;
@@ -41,7 +42,15 @@ from ...operations.portability import (
 )
 from ...security.scrub import redact_many
 from ...storage.history import BadLine, HistoryEntry
-from ...storage.workspace import MEMORY, MEMORY_FILES, SOUL, TOPICS_DIR, USER, Workspace
+from ...storage.workspace import (
+    ARCHIVE_DIR,
+    MEMORY,
+    MEMORY_FILES,
+    SOUL,
+    TOPICS_DIR,
+    USER,
+    Workspace,
+)
 from ._read import Intake
 
 __all__ = ["import_nanobot", "NANOBOT_FILES"]
@@ -245,20 +254,43 @@ def _memory_dir(src: Path, intake: Intake, memory: dict[str, str]) -> None:
         intake.skip("memory", "not a folder")
         return
     handled = {"history.jsonl", "HISTORY.md", ".cursor", ".dream_cursor"}
+    # a workspace Reverie kept in place (or a nanobot shared with it) holds these two: versioned
+    # memory, imported whole and committed
+    for sub in (TOPICS_DIR, ARCHIVE_DIR):
+        place = src.joinpath(*sub.split("/"))
+        if place.is_symlink() or not place.is_dir():
+            continue
+        for found, content in _tree(src, sub, intake):
+            leaf = found.rsplit("/", 1)[-1]
+            if leaf.startswith("."):
+                intake.skip(found, "a hidden file (Reverie never versions one)")
+            elif sub == ARCHIVE_DIR and ("/" in found[len(sub) + 1 :] or not leaf.endswith(".md")):
+                intake.skip(found, f"not an archive file ({ARCHIVE_DIR}/*.md)")
+            else:
+                memory[found] = content
     for name in sorted(os.listdir(folder)):
         rel = f"memory/{name}"
-        if name in handled:
+        if name in handled or rel in (TOPICS_DIR, ARCHIVE_DIR) and not (folder / name).is_symlink():
             continue
         path = folder / name
+        if path.is_symlink():
+            intake.skip(f"{rel}/" if path.is_dir() else rel, "a symbolic link, not followed")
+            continue
         if rel == MEMORY or (name.endswith(".md") and path.is_file()):
             text = intake.read(path, rel, root=src)
             if text is None:
                 continue
             target = rel if rel == MEMORY or removable(rel) else f"{TOPICS_DIR}/{name}"
+            if target in memory:
+                intake.skip(rel, f"{target} is in the source too, and is the one imported")
+                continue
             memory[target] = text
             continue
-        if name.startswith("."):
-            continue  # nanobot's and Reverie's state (.reverie/, locks): rebuilt, not memory
+        if name.startswith(".") or name.endswith(".lock") or name.startswith("history.jsonl."):
+            # nanobot's and Reverie's state (.reverie/, locks, the log's hints): rebuilt
+            if name.endswith(".torn"):
+                intake.skip(rel, "torn lines a crash left beside the log: not entries")
+            continue
         intake.skip(f"{rel}/" if path.is_dir() else rel, "not a memory file")
 
 
