@@ -273,6 +273,9 @@ class RootScheduler:
             result, again, aside = await loop.run_in_executor(
                 self._pool(), _run_in_thread, self, name, ws, handle
             )
+            if not ws.root.is_dir() and self._forgotten(name):  # gone as the run opened it
+                self._went_away(name)
+                return
             if aside:
                 self._set_aside[name] = aside
             else:
@@ -282,12 +285,15 @@ class RootScheduler:
             pass  # stopped: abandoned before it wrote; the marker stays
         except (ReverieError, OSError) as exc:  # OSError: the disk's fault (full, denied), said
             if self._forgotten(name):  # forget-user took the scope mid-run: not its failure
-                log.info("serve: %s: forgotten while it ran (%s)", name, exc)
+                self._went_away(name)
                 return
             self.stats.errors += 1
             self._recent.append((self.clock(), True, 0))
             self._retry_later(name, str(exc) if isinstance(exc, ReverieError) else _os_text(exc))
         except Exception as exc:  # noqa: BLE001 - one scope's bug must not stop the others
+            if self._forgotten(name):  # its folder removed or moved mid-run (git's error, then)
+                self._went_away(name)
+                return
             self.stats.errors += 1
             self._recent.append((self.clock(), True, 0))
             log.debug("serve: %s: unexpected error", name, exc_info=True)
@@ -296,6 +302,13 @@ class RootScheduler:
             self._running.pop(name, None)
             self._handles.pop(name, None)
             self._wake.set()
+
+    def _went_away(self, name: str) -> None:
+        log.warning(
+            "serve: %s: the scope went away while it ran (forgotten, or its folder removed or "
+            "moved); skipped",
+            name,
+        )
 
     def _forgotten(self, name: str) -> bool:
         """Whether ``name``'s scope is gone (forget-user); its stray marker is removed then."""
