@@ -89,7 +89,8 @@ class Intake:
     ) -> str | None:
         """``path``'s text, strictly UTF-8, redacted; None (and the file named as skipped, with why)
         for what ``read_bytes`` refuses, bytes that are not UTF-8 (never decoded with replacements:
-        the source stays as it is)."""
+        the source stays as it is), or text holding NUL characters (a binary file, never committed
+        as memory)."""
         data = self.read_bytes(path, label, limit=limit, root=root)
         if data is None:
             return None
@@ -99,6 +100,13 @@ class Intake:
             self.skip(
                 label,
                 f"{not_utf8(data, exc)}; convert it to UTF-8 and import again",
+            )
+            return None
+        if "\x00" in text:
+            self.skip(
+                label,
+                f"holds {text.count(chr(0))} NUL character(s) (byte 0), which text never does; "
+                "remove them and import again",
             )
             return None
         return self.clean(text.removeprefix("\ufeff"))
