@@ -223,3 +223,27 @@ def test_topic_files_and_the_archive_of_a_workspace_used_in_place_come_in(tmp_pa
         assert rel in shown
     done = _cli(dst, "why", "Ana owns billing")
     assert done.returncode == 0 and "memory/topics/pe" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_legacy_history_next_to_a_log_with_entries_is_named_not_silently_copied(tmp_path):
+    src = tmp_path / "src"
+    (src / "memory").mkdir(parents=True)
+    (src / "memory" / "HISTORY.md").write_text(
+        "[2026-01-01 10:00] User moved to Lyon.\n\n[2026-01-02 11:00] User adopted a cat.\n"
+    )
+    (src / "memory" / "history.jsonl").write_text(_entry(1, "User: I work at Globex"))
+    done = _cli(tmp_path / "dst", "import", str(src), "--from", "nanobot")
+    assert done.returncode == 0, done.stderr
+    flat = " ".join(done.stdout.split())
+    assert (
+        "memory/HISTORY.md entries: the file is copied, but its entries are not in history" in flat
+    )
+    assert (tmp_path / "dst" / "memory" / "HISTORY.md").exists()
+
+
+def test_a_legacy_history_alone_is_migrated_and_not_named(tmp_path):
+    src = tmp_path / "src"
+    (src / "memory").mkdir(parents=True)
+    (src / "memory" / "HISTORY.md").write_text("[2026-01-01 10:00] User moved to Lyon.\n")
+    result = import_nanobot(src, tmp_path / "dst")
+    assert not [s for s in result.skipped if "HISTORY.md" in s.item]

@@ -42,6 +42,7 @@ from ...operations.portability import (
 )
 from ...security.scrub import redact_many
 from ...storage.history import BadLine, HistoryEntry
+from ...storage.migrate import MIGRATED_KEY
 from ...storage.workspace import (
     ARCHIVE_DIR,
     MEMORY,
@@ -87,7 +88,7 @@ def import_nanobot(
     kept: list[str] = []
     with staging_for(ws) as staging:
         entries = _history(src, staging, intake)
-        _legacy_and_cursors(src, staging, intake)
+        _legacy_and_cursors(src, staging, intake, entries)
         _sessions(src, staging, intake)
         for name in sorted(os.listdir(src)):
             _top_level(src, staging, name, intake, memory, kept)
@@ -163,11 +164,18 @@ def _history(src: Path, staging: Path, intake: Intake) -> int:
     return len(out)
 
 
-def _legacy_and_cursors(src: Path, staging: Path, intake: Intake) -> None:
+def _legacy_and_cursors(src: Path, staging: Path, intake: Intake, entries: int) -> None:
     if _present(src, _LEGACY):
         text = intake.read(src / _LEGACY, _LEGACY, limit=_MAX_COPY, root=src)
         if text is not None:
             _write(staging, _LEGACY, text.encode("utf-8"))
+            if entries and not _migrated_from_legacy(staging):
+                # migrated only into an empty log (nanobot's rule too): say so, never guess
+                intake.skip(
+                    f"{_LEGACY} entries",
+                    "the file is copied, but its entries are not in history: history.jsonl already "
+                    "holds entries, so it is never migrated; merge what it holds by hand if needed",
+                )
     for rel in _CURSORS:
         if not _present(src, rel):
             continue
@@ -179,6 +187,13 @@ def _legacy_and_cursors(src: Path, staging: Path, intake: Intake) -> None:
             _write(staging, rel, raw + b"\n")
         else:
             intake.skip(rel, "not a cursor (one whole number); Reverie recovers it from history")
+
+
+def _migrated_from_legacy(staging: Path) -> bool:
+    """Whether the staged log starts with the legacy migration's output (a leftover HISTORY.md)."""
+    with open(staging.joinpath(*_HISTORY.split("/")), "rb") as handle:
+        first = HistoryEntry.from_json(handle.readline())
+    return first.extra.get(MIGRATED_KEY) == "HISTORY.md"
 
 
 def _sessions(src: Path, staging: Path, intake: Intake) -> None:
