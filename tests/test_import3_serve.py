@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -84,3 +87,68 @@ def test_a_scope_that_goes_away_mid_run_is_one_line_and_skipped(
     assert sched.stats.errors == 0
     assert WorkspaceStore(root.workspace(Scope("kept"))).pending_count() == 0
     assert went and not gone.exists()  # nothing re-created it
+
+
+def test_a_due_marker_for_a_scope_with_no_history_writes_nothing_into_it(
+    tmp_path: Path, fake: ScriptedModel
+) -> None:
+    """An empty scope folder with a due marker (a stray marker, a half-made scope): serve removes
+    the marker and never makes the folder a workspace (no repository, no init commit)."""
+    root = ScopeRoot(tmp_path / "root")
+    WorkspaceStore(root.ensure(Scope("real"))).append_history("- [durable] real fact", "cli:t")
+    digest = "0123456789abcdef0123456789abcdef"
+    empty = tmp_path / "root" / "users" / digest[:2] / digest[2:4] / digest / "workspace"
+    empty.mkdir(parents=True)
+    (tmp_path / "root" / "due" / digest[:2]).mkdir(parents=True, exist_ok=True)
+    (tmp_path / "root" / "due" / digest[:2] / digest).touch()
+    sched = RootScheduler(root, lambda ws: Runtime(ws).dream, config=load_config(), max_inflight=1)
+
+    async def serve() -> None:
+        stop = asyncio.Event()
+        task = asyncio.ensure_future(sched.run(stop))
+        deadline = time.monotonic() + 30
+        while root.due_names() or sched._running:
+            assert time.monotonic() < deadline and not task.done()
+            await asyncio.sleep(0.02)
+        stop.set()
+        await task
+
+    asyncio.run(serve())
+    assert list(empty.iterdir()) == []
+    assert WorkspaceStore(root.workspace(Scope("real"))).pending_count() == 0
+
+
+def _serve_cmd(root: Path) -> tuple[list[str], dict[str, str]]:
+    env = {**os.environ, "REVERIE_HOME": str(root.parent / "home")}
+    return [sys.executable, "-m", "reverie", "--root", str(root), "serve"], env
+
+
+def test_serve_root_on_a_workspace_is_refused_in_one_line(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    env = {**os.environ, "REVERIE_HOME": str(tmp_path / "home")}
+    subprocess.run(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "init"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    before = sorted(p.name for p in ws.iterdir())
+    cmd, env = _serve_cmd(ws)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode != 0
+    assert f"{ws} is a workspace, not a root of scopes" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert sorted(p.name for p in ws.iterdir()) == before
+
+
+def test_serve_root_on_a_missing_folder_says_so(tmp_path: Path) -> None:
+    cmd, env = _serve_cmd(tmp_path / "nothere")
+    proc = subprocess.Popen(
+        cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env
+    )
+    try:
+        first = proc.stderr.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    assert f"{tmp_path / 'nothere'} does not exist yet" in first

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from ..dream.records import StatusRecord
 from ..dream.result import DreamResult
 from ..dream.runner import Dream
-from ..errors import ReverieError
+from ..errors import ReverieError, WorkspaceError
 from ..storage.config import Config, load_config
 from ..storage.scopes import ScopeRoot, due_jitter
 from ..storage.workspace import Workspace
@@ -268,6 +268,12 @@ class RootScheduler:
             ws = self.root.workspace_of_due(name)
             if ws is None or not ws.root.is_dir():  # forgotten meanwhile
                 self.root.unmark_due(name)
+                return
+            if not ws.history_path.exists():
+                # nothing was ever appended: not a workspace yet, and a run would make it one
+                # (a repository, an init commit) for nothing
+                self.root.unmark_due(name)
+                log.info("serve: %s: no history to dream (not a workspace yet); skipped", name)
                 return
             loop = asyncio.get_running_loop()
             result, again, aside = await loop.run_in_executor(
@@ -520,6 +526,7 @@ async def serve_root(
     """Run a `RootScheduler` until ``stop`` is set or SIGTERM/SIGINT arrives; returns it (for its
     stats). ``ready`` is called once the signal handlers are in place, ``started`` with the
     scheduler before it runs (to watch its `RootScheduler.snapshot` from another thread)."""
+    _check_root(root)
     stop = stop or asyncio.Event()
     with stop_on_signals(stop, enabled=handle_signals):
         scheduler = RootScheduler(
@@ -531,3 +538,24 @@ async def serve_root(
             started(scheduler)
         await scheduler.run(stop)
     return scheduler
+
+
+def _check_root(root: ScopeRoot) -> None:
+    """Refuse a root that is a workspace (serving it would find no scope, silently); say so when
+    the root does not exist yet (it is served, and the first scope written there is found)."""
+    where = root.root
+    if not where.exists():
+        log.warning(
+            "serve: %s does not exist yet: nothing to dream until a first scope is written there",
+            where,
+        )
+        return
+    if not where.is_dir():
+        raise WorkspaceError(f"{where} is not a directory: --root names a root of scopes")
+    if not (where / "users").exists() and any(
+        (where / rel).exists() for rel in ("SOUL.md", "USER.md", "memory")
+    ):
+        raise WorkspaceError(
+            f"{where} is a workspace, not a root of scopes: "
+            f"serve it with `reverie -w {where} serve`"
+        )
