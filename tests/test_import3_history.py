@@ -95,6 +95,9 @@ def test_reverie_dream_reads_an_entry_nanobot_appended_below_its_cursor(tmp_path
     with open(hist, "a") as f:
         f.write(_line(5, "User: I prefer Rust over Go") + "\n")
     assert "1 entries pending" in cli("status")
+    before = hist.read_bytes()
+    cli("dream", "--dry-run")  # a dry run writes nothing, a requeue included
+    assert hist.read_bytes() == before
     out = cli("dream")
     assert "appended again with new cursors" in out
     assert "Rust" in (ws / "USER.md").read_text()

@@ -539,7 +539,9 @@ class HistoryLog:
         return requeued
 
     def count_late(self, dream_cursor: int) -> int:
-        """How many entries the next ``read_pending`` will requeue (a query: writes nothing)."""
+        """How many entries past Dream's last read the next ``read_pending`` will requeue (a query:
+        writes nothing; reads only the bytes past that read). Without a trusted mark, 0: telling
+        would cost a read of the whole log, and Dream's next read finds them anyway."""
         try:
             f = open(self.path, "rb", buffering=0)
         except FileNotFoundError:
@@ -548,10 +550,11 @@ class HistoryLog:
             raise HistoryError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
         with f:
             fd = f.fileno()
+            mark = self._read_mark(fd)
+            if mark is None:
+                return 0
             report = _BadLineReport(self.path)
-            found = _late_entries(
-                fd, self._read_mark(fd), os.fstat(fd).st_size, dream_cursor, report
-            )
+            found = _late_entries(fd, mark, os.fstat(fd).st_size, dream_cursor, report)
             report.counts.clear()  # the reader that reads them reports bad lines
             return len(found)
 
