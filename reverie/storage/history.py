@@ -38,7 +38,7 @@ lost to Dream, whose cursor means "consumed every cursor up to here": ``read_pen
 read) first re-appends, under the lock, each entry past the point of Dream's previous read with a
 cursor at or below the Dream cursor, as a new entry with a fresh cursor and the key
 ``"requeued_from": <old cursor>`` (unknown keys are nanobot's too: its own Dream sees the copy). The
-point of that read is kept in ``history.jsonl.dreamed`` (``inode offset digest``, like the
+point of that read is kept in ``.reverie/history.jsonl.dreamed`` (``inode offset digest``, like the
 checkpoint). Without a trusted one (first run, a log another tool rewrote), every out-of-order entry
 at or below the Dream cursor not yet requeued is requeued: one may be dreamed twice, none is lost.
 
@@ -293,7 +293,8 @@ class HistoryLog:
         self._scanned: tuple[int, int, int, bytes] | None = None
         self.checkpoint_path = self.path.with_name(self.path.name + ".maxcursor")
         #: where Dream's last read ended (``read_pending``): later lines are unread by Dream
-        self.dreamed_path = self.path.with_name(self.path.name + ".dreamed")
+        # Reverie's state folder (memory/.reverie): a failed run's read leaves the files it watches
+        self.dreamed_path = self.path.parent / ".reverie" / (self.path.name + ".dreamed")
         self._checkpointed = 0  # the offset the checkpoint file was last written (or read) at
 
     # -- writing -----------------------------------------------------------------------------------
@@ -580,6 +581,7 @@ class HistoryLog:
     def _write_mark(self, fd: int) -> None:
         st = os.fstat(fd)
         data = f"{st.st_ino} {st.st_size} {_guard(fd, st.st_size).hex()}\n"
+        self.dreamed_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.dreamed_path, data, fsync=self.fsync)
 
     def compact(self, keep_last: int, dream_cursor: int | None = None) -> int:
