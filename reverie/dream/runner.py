@@ -337,9 +337,9 @@ class Dream:
         if entries:
             self._requeued = entries[0].cursor
         else:
-            entries = self.store.history.read_since(
-                self.store.dream_cursor(), limit=cfg.max_batch_size
-            )
+            # Dream's read requeues late entries (storage.history): an append, never in a dry run
+            read = self.store.history.read_since if dry_run else self.store.history.read_pending
+            entries = read(self.store.dream_cursor(), limit=cfg.max_batch_size)
         if not entries:
             return self._maintain(dry_run)
         while True:

@@ -25,7 +25,9 @@ most ``MAX_MEMBERS``), written to a new directory beside the target, checked aga
 (every file present, size and sha256 equal, nothing extra), and only then moved into place. A bundle
 that fails any check is refused with one line and leaves nothing behind. A non-empty target is
 refused unless ``replace=True``, which moves it aside to ``<target>.before-import-<time>`` first:
-nothing is deleted.
+nothing is deleted. The copy is made in a hidden folder beside the target (``.<name>.import-*``),
+locked (``flock``) while its import runs; a run that finds one nobody holds (an import killed before
+its rename) removes it and says so.
 
 No credential comes in whatever a bundle holds: before the checked copy is moved into place, every
 text in it — its files and every version in its memory repository — is scanned
@@ -37,6 +39,7 @@ back byte for byte.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import io
 import logging
@@ -45,6 +48,7 @@ import shutil
 import tarfile
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -70,6 +74,7 @@ __all__ = [
     "import_bundle",
     "purge_credentials",
     "check_target",
+    "staging_for",
     "move_into_place",
     "head_of",
     "commit_import",
@@ -340,15 +345,10 @@ def import_bundle(
     if not source.is_file():
         raise WorkspaceError(f"no bundle at {source}")
     check_target(ws, replace)
-    ws.root.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{ws.root.name}.import-", dir=ws.root.parent))
-    try:
+    with staging_for(ws) as staging:
         files, total = _extract(source, staging, max_member_bytes, max_total_bytes)
         purged = purge_credentials(staging)
         moved = move_into_place(staging, ws.root, replace)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return ImportResult(ws.root, files, total, moved, head_of(ws), redacted=purged)
 
 
@@ -532,6 +532,62 @@ def _check_manifest(
         entry = listed[rel]
         if not isinstance(entry, dict) or entry.get("size") != size or entry.get("sha256") != sha:
             raise BundleError(f"{source} is damaged: {rel!r} does not match its manifest entry")
+
+
+@contextmanager
+def staging_for(ws: Workspace) -> Iterator[Path]:
+    """A new hidden folder beside ``ws`` for an import to fill and then ``move_into_place``, held
+    (``flock``) while the import runs and removed if it fails; folders a killed import left are
+    removed first (``clear_stale_staging``)."""
+    ws.root.parent.mkdir(parents=True, exist_ok=True)
+    clear_stale_staging(ws)
+    staging = Path(tempfile.mkdtemp(prefix=f".{ws.root.name}.import-", dir=ws.root.parent))
+    fd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield staging
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    finally:
+        os.close(fd)
+
+
+def clear_stale_staging(ws: Workspace) -> list[Path]:
+    """Remove the staging folders of imports into ``ws`` that were killed before their rename (no
+    process holds their lock), each with a warning; returns them. One still held is another import
+    running now, and is left alone."""
+    removed: list[Path] = []
+    prefix = f".{ws.root.name}.import-"
+    try:
+        names = sorted(n for n in os.listdir(ws.root.parent) if n.startswith(prefix))
+    except OSError:
+        return removed
+    for name in names:
+        path = ws.root.parent / name
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue  # not a folder (or a link): not ours
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # an import running now
+            size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+            shutil.rmtree(path, ignore_errors=True)
+        finally:
+            os.close(fd)
+        log.warning(
+            "removed %s (%s bytes): the copy of an import into %s that was interrupted before it "
+            "was moved into place",
+            path,
+            f"{size:,}",
+            ws.root,
+        )
+        removed.append(path)
+    return removed
 
 
 def move_into_place(staging: Path, root: Path, replace: bool) -> Path | None:

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from ..dream.records import StatusRecord
 from ..dream.result import DreamResult
 from ..dream.runner import Dream
-from ..errors import ReverieError
+from ..errors import ReverieError, WorkspaceError
 from ..storage.config import Config, load_config
 from ..storage.scopes import ScopeRoot, due_jitter
 from ..storage.workspace import Workspace
@@ -269,10 +269,19 @@ class RootScheduler:
             if ws is None or not ws.root.is_dir():  # forgotten meanwhile
                 self.root.unmark_due(name)
                 return
+            if not ws.history_path.exists():
+                # nothing was ever appended: not a workspace yet, and a run would make it one
+                # (a repository, an init commit) for nothing
+                self.root.unmark_due(name)
+                log.info("serve: %s: no history to dream (not a workspace yet); skipped", name)
+                return
             loop = asyncio.get_running_loop()
             result, again, aside = await loop.run_in_executor(
                 self._pool(), _run_in_thread, self, name, ws, handle
             )
+            if not ws.root.is_dir() and self._forgotten(name):  # gone as the run opened it
+                self._went_away(name)
+                return
             if aside:
                 self._set_aside[name] = aside
             else:
@@ -282,12 +291,15 @@ class RootScheduler:
             pass  # stopped: abandoned before it wrote; the marker stays
         except (ReverieError, OSError) as exc:  # OSError: the disk's fault (full, denied), said
             if self._forgotten(name):  # forget-user took the scope mid-run: not its failure
-                log.info("serve: %s: forgotten while it ran (%s)", name, exc)
+                self._went_away(name)
                 return
             self.stats.errors += 1
             self._recent.append((self.clock(), True, 0))
             self._retry_later(name, str(exc) if isinstance(exc, ReverieError) else _os_text(exc))
         except Exception as exc:  # noqa: BLE001 - one scope's bug must not stop the others
+            if self._forgotten(name):  # its folder removed or moved mid-run (git's error, then)
+                self._went_away(name)
+                return
             self.stats.errors += 1
             self._recent.append((self.clock(), True, 0))
             log.debug("serve: %s: unexpected error", name, exc_info=True)
@@ -296,6 +308,13 @@ class RootScheduler:
             self._running.pop(name, None)
             self._handles.pop(name, None)
             self._wake.set()
+
+    def _went_away(self, name: str) -> None:
+        log.warning(
+            "serve: %s: the scope went away while it ran (forgotten, or its folder removed or "
+            "moved); skipped",
+            name,
+        )
 
     def _forgotten(self, name: str) -> bool:
         """Whether ``name``'s scope is gone (forget-user); its stray marker is removed then."""
@@ -507,6 +526,7 @@ async def serve_root(
     """Run a `RootScheduler` until ``stop`` is set or SIGTERM/SIGINT arrives; returns it (for its
     stats). ``ready`` is called once the signal handlers are in place, ``started`` with the
     scheduler before it runs (to watch its `RootScheduler.snapshot` from another thread)."""
+    _check_root(root)
     stop = stop or asyncio.Event()
     with stop_on_signals(stop, enabled=handle_signals):
         scheduler = RootScheduler(
@@ -518,3 +538,24 @@ async def serve_root(
             started(scheduler)
         await scheduler.run(stop)
     return scheduler
+
+
+def _check_root(root: ScopeRoot) -> None:
+    """Refuse a root that is a workspace (serving it would find no scope, silently); say so when
+    the root does not exist yet (it is served, and the first scope written there is found)."""
+    where = root.root
+    if not where.exists():
+        log.warning(
+            "serve: %s does not exist yet: nothing to dream until a first scope is written there",
+            where,
+        )
+        return
+    if not where.is_dir():
+        raise WorkspaceError(f"{where} is not a directory: --root names a root of scopes")
+    if not (where / "users").exists() and any(
+        (where / rel).exists() for rel in ("SOUL.md", "USER.md", "memory")
+    ):
+        raise WorkspaceError(
+            f"{where} is a workspace, not a root of scopes: "
+            f"serve it with `reverie -w {where} serve`"
+        )

@@ -33,6 +33,15 @@ Durability and recovery:
 - Compaction rewrites the file atomically (temp, fsync, rename) under the same lock as appends,
   after making the ``.cursor`` hint durable so cursors stay unique even if every entry is dropped.
 
+Entries a writer without the lock appended late (a stale ``.cursor``: ``100`` then ``5``) are never
+lost to Dream, whose cursor means "consumed every cursor up to here": ``read_pending`` (Dream's
+read) first re-appends, under the lock, each entry past the point of Dream's previous read with a
+cursor at or below the Dream cursor, as a new entry with a fresh cursor and the key
+``"requeued_from": <old cursor>`` (unknown keys are nanobot's too: its own Dream sees the copy). The
+point of that read is kept in ``.reverie/history.jsonl.dreamed`` (``inode offset digest``, like the
+checkpoint). Without a trusted one (first run, a log another tool rewrote), every out-of-order entry
+at or below the Dream cursor not yet requeued is requeued: one may be dreamed twice, none is lost.
+
 Readers take no lock. A bad line (not JSON, invalid UTF-8, not an object, wrong field types, a bool
 or non-positive cursor, longer than 16 MiB) is skipped with one warning per kind per read; the lines
 around it are unaffected. Readers are linear in the bytes they cross and never hold more than 16 MiB
@@ -79,6 +88,7 @@ __all__ = [
     "strip_think",
     "DEFAULT_MAX_ENTRY_CHARS",
     "TRUNCATION_MARKER",
+    "REQUEUED_FROM",
     "repair_torn_tail",
     "write_all",
 ]
@@ -89,6 +99,8 @@ _TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
 _SCAN_CHUNK = 1 << 20  # the cursor-key scan reads the log in 1 MiB blocks
 _LINEAR_SCAN_BYTES = 8 * 1024  # below this gap, stop bisecting and scan forward
 _KNOWN_KEYS = frozenset({"cursor", "timestamp", "content", "session_key"})
+#: The key a re-appended late entry carries: the cursor of the line it copies.
+REQUEUED_FROM = "requeued_from"
 _LEADING_CURSOR = re.compile(rb'\s*\{\s*"cursor"\s*:\s*(\d{1,19})\s*[,}]')
 # A "cursor" key and its integer value. Inside a JSON string every quote is escaped, so ``"cursor"``
 # followed by a colon is always a key (quoted text, "the \"cursor\": 9 field", never matches); a
@@ -280,6 +292,9 @@ class HistoryLog:
         # is trusted.
         self._scanned: tuple[int, int, int, bytes] | None = None
         self.checkpoint_path = self.path.with_name(self.path.name + ".maxcursor")
+        #: where Dream's last read ended (``read_pending``): later lines are unread by Dream
+        # Reverie's state folder (memory/.reverie): a failed run's read leaves the files it watches
+        self.dreamed_path = self.path.parent / ".reverie" / (self.path.name + ".dreamed")
         self._checkpointed = 0  # the offset the checkpoint file was last written (or read) at
 
     # -- writing -----------------------------------------------------------------------------------
@@ -456,6 +471,119 @@ class HistoryLog:
                     continue
         return 0
 
+    # -- late entries (see the module doc) -----------------------------------------------------
+    def read_pending(self, dream_cursor: int, limit: int | None = None) -> list[HistoryEntry]:
+        """Dream's read: the entries it has not consumed, in cursor order, at most ``limit``.
+
+        Under the append lock, first requeues the late entries (``requeue_late``) and marks where
+        this read ends, so the next call knows which lines this one never saw; then reads past
+        ``dream_cursor`` up to that mark (a line appended meanwhile waits for the next read).
+        """
+        with self.locked():
+            self.requeue_late(dream_cursor, _locked=True)
+            end = self._mark_end()
+        return self.read_since(dream_cursor, limit, end=end)
+
+    def requeue_late(self, dream_cursor: int, *, _locked: bool = False) -> list[int]:
+        """Re-append each entry Dream would never select (past its last read, cursor at or below
+        ``dream_cursor``) with a fresh cursor; returns the old cursors. Marks the log's end as read.
+        """
+        if not _locked:
+            with self.locked():
+                return self.requeue_late(dream_cursor, _locked=True)
+        try:
+            fd = open_for_write(self.path, os.O_RDWR | os.O_APPEND)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise HistoryError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+        requeued: list[int] = []
+        try:
+            self._repair_tail(fd)
+            size = os.fstat(fd).st_size
+            mark = self._read_mark(fd)
+            report = _BadLineReport(self.path)
+            late = _late_entries(fd, mark, size, dream_cursor, report)
+            report.flush()
+            for entry in late:
+                cursor = self._last_cursor_locked(fd) + 1
+                if cursor > MAX_CURSOR:
+                    raise HistoryError(
+                        f"cannot requeue in {self.path}: its cursors reached {MAX_CURSOR}"
+                    )
+                extra = {**entry.extra, REQUEUED_FROM: entry.cursor}
+                line = HistoryEntry(
+                    cursor, entry.timestamp, entry.content, entry.session_key, extra
+                ).to_json()
+                write_all(fd, line)
+                if self._scanned is not None:
+                    ino, offset, best, guard = self._scanned
+                    self._scanned = (ino, offset, max(best, cursor), guard)
+                requeued.append(entry.cursor)
+            if requeued:
+                if self.fsync:
+                    datasync(fd)
+                write_cursor_hint(self.cursor_path, self._last_cursor_locked(fd))
+                log.warning(
+                    "%s: %d entr%s appended after Dream's last read with a cursor it had passed "
+                    "(%s): appended again with new cursors, so Dream reads them",
+                    self.path,
+                    len(requeued),
+                    "y" if len(requeued) == 1 else "ies",
+                    ", ".join(map(str, requeued[:10])) + (" …" if len(requeued) > 10 else ""),
+                )
+            self._write_mark(fd)
+        except OSError as exc:
+            raise HistoryError(f"cannot requeue in {self.path}: {exc.strerror or exc}") from exc
+        finally:
+            os.close(fd)
+        return requeued
+
+    def count_late(self, dream_cursor: int) -> int:
+        """How many entries past Dream's last read the next ``read_pending`` will requeue (a query:
+        writes nothing; reads only the bytes past that read). Without a trusted mark, 0: telling
+        would cost a read of the whole log, and Dream's next read finds them anyway."""
+        try:
+            f = open(self.path, "rb", buffering=0)
+        except FileNotFoundError:
+            return 0
+        except OSError as exc:
+            raise HistoryError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+        with f:
+            fd = f.fileno()
+            mark = self._read_mark(fd)
+            if mark is None:
+                return 0
+            report = _BadLineReport(self.path)
+            found = _late_entries(fd, mark, os.fstat(fd).st_size, dream_cursor, report)
+            report.counts.clear()  # the reader that reads them reports bad lines
+            return len(found)
+
+    def _mark_end(self) -> int | None:
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return None
+
+    def _read_mark(self, fd: int) -> int | None:
+        """The offset Dream's last read ended at, when the file is still the one it read."""
+        try:
+            fields = self.dreamed_path.read_bytes().split()
+            ino, offset = int(fields[0]), int(fields[1])
+            guard = bytes.fromhex(fields[2].decode()) if len(fields) > 2 else b""
+        except (OSError, ValueError, IndexError, UnicodeDecodeError):
+            return None
+        st = os.fstat(fd)
+        if offset < 0 or not _unchanged(fd, st, (ino, offset, 0, guard)):
+            return None
+        return offset
+
+    def _write_mark(self, fd: int) -> None:
+        st = os.fstat(fd)
+        data = f"{st.st_ino} {st.st_size} {_guard(fd, st.st_size).hex()}\n"
+        self.dreamed_path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.dreamed_path, data, fsync=self.fsync)
+
     def compact(self, keep_last: int, dream_cursor: int | None = None) -> int:
         """Drop the oldest entries so at most ``keep_last`` remain, never one Dream has not
         consumed.
@@ -481,6 +609,12 @@ class HistoryLog:
                 raise HistoryError(f"cannot compact {self.path}: {exc.strerror or exc}") from exc
             try:
                 self._repair_tail(fd)
+            finally:
+                os.close(fd)
+            # a late entry is requeued before its neighbours go, and the mark moves to the new file
+            self.requeue_late(dream_cursor, _locked=True)
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            try:
                 last = self._last_cursor_locked(fd)
             finally:
                 os.close(fd)
@@ -504,6 +638,12 @@ class HistoryLog:
             kept = b"".join(raw for i, raw in enumerate(raw_lines) if i not in drop)
             atomic_write(self.path, kept, fsync=True)
             self._scanned = None
+            # the new file holds no line Dream has not had its chance at (requeued above)
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                self._write_mark(fd)
+            finally:
+                os.close(fd)
             log.info("%s: compacted, dropped %d entries", self.path, len(drop))
             return len(drop)
 
@@ -524,9 +664,11 @@ class HistoryLog:
                     pass
         return max(hints)
 
-    def read_since(self, cursor: int = 0, limit: int | None = None) -> list[HistoryEntry]:
+    def read_since(
+        self, cursor: int = 0, limit: int | None = None, *, end: int | None = None
+    ) -> list[HistoryEntry]:
         """Entries with a cursor greater than ``cursor``, in cursor order, at most ``limit`` of
-        them.
+        them (only those in the file's first ``end`` bytes, when given).
 
         Costs time proportional to what is returned: the start is found by bisecting byte offsets
         (cursors are monotonic in file order). If that order is found broken, falls back to a full
@@ -544,6 +686,8 @@ class HistoryLog:
         try:
             fd = f.fileno()
             size = os.fstat(fd).st_size
+            if end is not None:
+                size = min(size, end)
             start = _bisect_start(fd, size, cursor)
             out: list[HistoryEntry] = []
             previous = None
@@ -574,8 +718,9 @@ class HistoryLog:
         return iter(self.read_since(0))
 
     def count_since(self, cursor: int) -> int:
-        """How many entries lie past ``cursor`` (for status; reads only that part)."""
-        return len(self.read_since(cursor))
+        """How many entries Dream has yet to read when its cursor is ``cursor`` (for status): those
+        past it, and the late ones its next read requeues (``count_late``)."""
+        return len(self.read_since(cursor)) + self.count_late(cursor)
 
 
 class _Locked:
@@ -693,3 +838,22 @@ def _scan(fd: int, start: int, size: int, report: _BadLineReport) -> Iterator[Hi
                 report.add(bad.kind)
             else:
                 log.debug("ignoring an unterminated last line (an append in flight, or torn)")
+
+
+def _late_entries(
+    fd: int, mark: int | None, size: int, dream_cursor: int, report: _BadLineReport
+) -> list[HistoryEntry]:
+    """The entries Dream would never select: past ``mark`` (Dream's last read) with a cursor at or
+    below ``dream_cursor``; with no trusted mark, every out-of-order one at or below it that no
+    later line requeued already."""
+    found: list[HistoryEntry] = []
+    done: set[int] = set()
+    highest = 0
+    for entry in _scan(fd, mark or 0, size, report):
+        origin = entry.extra.get(REQUEUED_FROM)
+        if isinstance(origin, int):
+            done.add(origin)
+        if entry.cursor <= dream_cursor and (mark is not None or entry.cursor <= highest):
+            found.append(entry)
+        highest = max(highest, entry.cursor)
+    return [e for e in found if e.cursor not in done]

@@ -226,7 +226,10 @@ class Workspace:
                     )
         if st is not None:
             if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-                raise UnsafePathError(f"{rel!r} is not a regular file or directory")
+                raise UnsafePathError(
+                    f"{rel!r} in {self.root} is not a regular file (a FIFO, socket or device): "
+                    "move it aside"
+                )
             if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
                 # a hard link shares the file with another place (another user's workspace):
                 # reading or appending through it would cross that boundary
@@ -251,7 +254,17 @@ class Workspace:
     def read(self, rel: str) -> str:
         """Text of a workspace file; missing reads as empty, invalid UTF-8 as U+FFFD with one
         warning."""
-        return read_text_lossy(self.resolve(rel))
+        path = self.resolve(rel)
+        try:
+            return read_text_lossy(path)
+        except IsADirectoryError:
+            raise UnsafePathError(
+                f"{rel!r} in {self.root} is a folder, not a regular file: move it aside"
+            ) from None
+        except OSError as exc:
+            raise WorkspaceError(
+                f"cannot read {rel} in {self.root}: {exc.strerror or exc}"
+            ) from None
 
     def write(self, rel: str, content: str, *, fsync: bool = True) -> None:
         """Atomically replace a workspace file (see ``reverie.storage.fsutil.atomic_write``)."""

@@ -3,7 +3,9 @@ never replaced), the lines of Markdown that state something, and the list of wha
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,7 +13,14 @@ from ...operations.portability import Skipped
 from ...security.scrub import redact_text
 from ...text.utf8 import not_utf8
 
-__all__ = ["Intake", "facts", "strip_front_matter", "MAX_FILE_BYTES", "MAX_FACT_CHARS"]
+__all__ = [
+    "Intake",
+    "facts",
+    "link_on_the_way",
+    "strip_front_matter",
+    "MAX_FILE_BYTES",
+    "MAX_FACT_CHARS",
+]
 
 #: A memory file larger than this is not memory but something else.
 MAX_FILE_BYTES = 1 << 20
@@ -37,24 +46,53 @@ class Intake:
         self.redacted += found
         return out
 
-    def read(self, path: Path, label: str, *, limit: int = MAX_FILE_BYTES) -> str | None:
-        """``path``'s text, strictly UTF-8, redacted; None (and the file named as skipped, with why)
-        for a symlink, something that is not a regular file, a file over ``limit`` bytes, or bytes
-        that are not UTF-8 (never decoded with replacements: the source stays as it is)."""
-        if path.is_symlink():
-            self.skip(label, "a symbolic link, not followed")
-            return None
-        if not path.is_file():
-            self.skip(label, "not a regular file")
+    def read_bytes(
+        self, path: Path, label: str, *, limit: int = MAX_FILE_BYTES, root: Path | None = None
+    ) -> bytes | None:
+        """``path``'s bytes; None (and the file named as skipped, with why) for a symlink (any
+        folder on the way below ``root`` too), something that is not a regular file, or a file
+        over ``limit`` bytes."""
+        link = link_on_the_way(root, path) if root is not None else None
+        if link is not None:
+            where = f"{link} is a symbolic link" if link.endswith("/") else "a symbolic link"
+            self.skip(label, f"{where}, not followed")
             return None
         try:
-            size = path.stat().st_size
-            if size > limit:
-                self.skip(label, f"{size:,} bytes (at most {limit:,} are read as memory)")
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            self.skip(label, "not a regular file")
+            return None
+        except OSError as exc:
+            if os.path.islink(path):
+                self.skip(label, "a symbolic link, not followed")
+            else:
+                self.skip(label, f"cannot be read ({exc.strerror or exc})")
+            return None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                self.skip(label, "not a regular file")
                 return None
-            data = path.read_bytes()
+            if st.st_size > limit:
+                self.skip(label, f"{st.st_size:,} bytes (at most {limit:,} are read as memory)")
+                return None
+            with os.fdopen(os.dup(fd), "rb") as handle:
+                return handle.read(limit + 1)[:limit]
         except OSError as exc:
             self.skip(label, f"cannot be read ({exc.strerror or exc})")
+            return None
+        finally:
+            os.close(fd)
+
+    def read(
+        self, path: Path, label: str, *, limit: int = MAX_FILE_BYTES, root: Path | None = None
+    ) -> str | None:
+        """``path``'s text, strictly UTF-8, redacted; None (and the file named as skipped, with why)
+        for what ``read_bytes`` refuses, bytes that are not UTF-8 (never decoded with replacements:
+        the source stays as it is), or text holding NUL characters (a binary file, never committed
+        as memory)."""
+        data = self.read_bytes(path, label, limit=limit, root=root)
+        if data is None:
             return None
         try:
             text = data.decode("utf-8")
@@ -64,7 +102,30 @@ class Intake:
                 f"{not_utf8(data, exc)}; convert it to UTF-8 and import again",
             )
             return None
+        if "\x00" in text:
+            self.skip(
+                label,
+                f"holds {text.count(chr(0))} NUL character(s) (byte 0), which text never does; "
+                "remove them and import again",
+            )
+            return None
         return self.clean(text.removeprefix("\ufeff"))
+
+
+def link_on_the_way(root: Path, path: Path) -> str | None:
+    """The first entry from ``root`` down to ``path`` that is a symbolic link, relative to ``root``
+    (a folder with a trailing ``/``); None when there is none. Every component is checked, as a
+    workspace opened in place is (``Workspace.resolve``): a link anywhere on the way leads out."""
+    parts = path.relative_to(root).parts
+    here = root
+    for i, part in enumerate(parts):
+        here = here / part
+        try:
+            if stat.S_ISLNK(os.lstat(here).st_mode):
+                return "/".join(parts[: i + 1]) + ("/" if i < len(parts) - 1 else "")
+        except OSError:
+            return None  # missing: nothing below it to follow
+    return None
 
 
 def strip_front_matter(text: str) -> str:

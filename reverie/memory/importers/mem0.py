@@ -26,6 +26,7 @@ adds nothing.
 
 from __future__ import annotations
 
+import json
 import os
 from collections import defaultdict
 from pathlib import Path
@@ -79,7 +80,12 @@ def read_export(path: Path, intake: Intake) -> list[tuple[str, dict[str, Any]]]:
     try:
         parsed = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise WorkspaceError(f"{path} is not JSON ({exc})") from None
+        # orjson refuses a lone-surrogate escape ("\ud800"), which is valid JSON: the standard
+        # parser reads it, and each one is kept as its escape text (as history keeps one)
+        try:
+            parsed = _escaped(json.loads(data))
+        except (ValueError, RecursionError):
+            raise WorkspaceError(f"{path} is not JSON ({exc})") from None
     items = parsed.get("results", parsed.get("memories")) if isinstance(parsed, dict) else parsed
     if not isinstance(items, list):
         raise WorkspaceError(
@@ -99,6 +105,17 @@ def read_export(path: Path, intake: Intake) -> list[tuple[str, dict[str, Any]]]:
     if not out and not intake.skipped:
         raise WorkspaceError(f"{path} holds no mem0 memories")
     return out
+
+
+def _escaped(value: Any) -> Any:
+    """``value`` with every string's lone surrogates written as their escape text (valid UTF-8)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", errors="backslashreplace").decode("utf-8")
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    if isinstance(value, dict):
+        return {_escaped(k): _escaped(v) for k, v in value.items()}
+    return value
 
 
 def _stamp(value: Any) -> str | None:

@@ -9,23 +9,23 @@ everything the source holds is either brought in or named in the result with the
   ``memory/HISTORY.md`` (nanobot's legacy log, migrated on first open) and the cursors likewise;
 - ``sessions/*.jsonl``: line by line, every string value redacted; a line that is not JSON is named;
 - ``SOUL.md``, ``USER.md``, ``memory/MEMORY.md``, and other Markdown under ``memory/`` (dated notes
-  as they are, anything else as a topic file under ``memory/topics/``): committed, redacted, as one
-  version whose message names the source;
+  as they are, anything else as a topic file under ``memory/topics/``), and the topic files and
+  archive a workspace Reverie used in place holds (``memory/topics/**``, ``memory/archive/*.md``):
+  committed, redacted, as one version whose message names the source;
 - nanobot's own files, which Reverie does not read but a nanobot pointed at the new workspace does
   (``AGENTS.md``, ``TOOLS.md``, ``HEARTBEAT.md``, any other top-level Markdown, ``skills/``):
   copied, redacted, and listed as kept;
 - anything else (the agent's working files, nanobot's own ``.git``, which keeps its history): named
   as not imported.
 
-A file that is not UTF-8 is named and left out, never decoded with replacements. The import is made
-beside the target and renamed into place; a non-empty target is refused unless ``replace``.
+A file that is not UTF-8 is named and left out, never decoded with replacements. The import, memory
+repository and its commit included, is made beside the target and renamed into place as the last
+step (``portability.staging_for``); a non-empty target is refused unless ``replace``.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import orjson
@@ -38,10 +38,20 @@ from ...operations.portability import (
     commit_import,
     head_of,
     move_into_place,
+    staging_for,
 )
 from ...security.scrub import redact_many
 from ...storage.history import BadLine, HistoryEntry
-from ...storage.workspace import MEMORY, MEMORY_FILES, SOUL, TOPICS_DIR, USER, Workspace
+from ...storage.migrate import MIGRATED_KEY
+from ...storage.workspace import (
+    ARCHIVE_DIR,
+    MEMORY,
+    MEMORY_FILES,
+    SOUL,
+    TOPICS_DIR,
+    USER,
+    Workspace,
+)
 from ._read import Intake
 
 __all__ = ["import_nanobot", "NANOBOT_FILES"]
@@ -76,19 +86,16 @@ def import_nanobot(
     intake = Intake()
     memory: dict[str, str] = {}
     kept: list[str] = []
-    ws.root.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{ws.root.name}.import-", dir=ws.root.parent))
-    try:
+    with staging_for(ws) as staging:
         entries = _history(src, staging, intake)
-        _legacy_and_cursors(src, staging, intake)
+        _legacy_and_cursors(src, staging, intake, entries)
         _sessions(src, staging, intake)
         for name in sorted(os.listdir(src)):
             _top_level(src, staging, name, intake, memory, kept)
+        # the memory files and their repository too: the rename is the one step that publishes
+        # the import, so a kill before it leaves no half-imported workspace
+        commit = commit_import(Workspace(staging), f"import: nanobot workspace from {src}", memory)
         moved = move_into_place(staging, ws.root, replace)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    commit = commit_import(ws, f"import: nanobot workspace from {src}", memory)
     files = sorted(
         str(p.relative_to(ws.root))
         for p in ws.root.rglob("*")
@@ -118,22 +125,27 @@ def _write(staging: Path, rel: str, data: bytes) -> None:
         os.fsync(handle.fileno())
 
 
-def _lines(path: Path, rel: str, intake: Intake) -> list[tuple[int, bytes]] | None:
-    """The file's lines (numbered from 1, without their newline); None when it cannot be copied."""
-    if path.is_symlink() or not path.is_file():
-        if path.exists() or path.is_symlink():
-            intake.skip(rel, "not a regular file (a link or a folder), not followed")
+def _present(src: Path, rel: str) -> bool:
+    path = src.joinpath(*rel.split("/"))
+    return path.exists() or path.is_symlink()
+
+
+def _lines(src: Path, rel: str, intake: Intake) -> list[tuple[int, bytes]] | None:
+    """The file's lines (numbered from 1, without their newline); None when it cannot be copied (a
+    link anywhere on the way, not a regular file, too large: named)."""
+    if not _present(src, rel):
         return None
-    if path.stat().st_size > _MAX_COPY:
-        intake.skip(rel, f"larger than {_MAX_COPY:,} bytes")
+    data = intake.read_bytes(src.joinpath(*rel.split("/")), rel, limit=_MAX_COPY, root=src)
+    if data is None:
         return None
-    with open(path, "rb") as handle:
-        return [(n, raw.rstrip(b"\r\n")) for n, raw in enumerate(handle, start=1) if raw.strip()]
+    return [
+        (n, raw.rstrip(b"\r")) for n, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()
+    ]
 
 
 def _history(src: Path, staging: Path, intake: Intake) -> int:
     """history.jsonl entry by entry, redacted; the number of entries brought in."""
-    lines = _lines(src / _HISTORY, _HISTORY, intake)
+    lines = _lines(src, _HISTORY, intake)
     if lines is None:
         return 0
     kept: list[dict[str, object]] = []
@@ -152,20 +164,36 @@ def _history(src: Path, staging: Path, intake: Intake) -> int:
     return len(out)
 
 
-def _legacy_and_cursors(src: Path, staging: Path, intake: Intake) -> None:
-    if (src / _LEGACY).exists() or (src / _LEGACY).is_symlink():
-        text = intake.read(src / _LEGACY, _LEGACY, limit=_MAX_COPY)
+def _legacy_and_cursors(src: Path, staging: Path, intake: Intake, entries: int) -> None:
+    if _present(src, _LEGACY):
+        text = intake.read(src / _LEGACY, _LEGACY, limit=_MAX_COPY, root=src)
         if text is not None:
             _write(staging, _LEGACY, text.encode("utf-8"))
+            if entries and not _migrated_from_legacy(staging):
+                # migrated only into an empty log (nanobot's rule too): say so, never guess
+                intake.skip(
+                    f"{_LEGACY} entries",
+                    "the file is copied, but its entries are not in history: history.jsonl already "
+                    "holds entries, so it is never migrated; merge what it holds by hand if needed",
+                )
     for rel in _CURSORS:
-        path = src / rel
-        if not path.exists():
+        if not _present(src, rel):
             continue
-        raw = path.read_bytes().strip() if path.is_file() and not path.is_symlink() else b""
+        data = intake.read_bytes(src / rel, rel, root=src)
+        if data is None:
+            continue
+        raw = data.strip()
         if raw.isdigit():
             _write(staging, rel, raw + b"\n")
         else:
             intake.skip(rel, "not a cursor (one whole number); Reverie recovers it from history")
+
+
+def _migrated_from_legacy(staging: Path) -> bool:
+    """Whether the staged log starts with the legacy migration's output (a leftover HISTORY.md)."""
+    with open(staging.joinpath(*_HISTORY.split("/")), "rb") as handle:
+        first = HistoryEntry.from_json(handle.readline())
+    return first.extra.get(MIGRATED_KEY) == "HISTORY.md"
 
 
 def _sessions(src: Path, staging: Path, intake: Intake) -> None:
@@ -180,7 +208,7 @@ def _sessions(src: Path, staging: Path, intake: Intake) -> None:
         if not name.endswith(".jsonl") or name.startswith("."):
             intake.skip(rel, "not a conversation (sessions/*.jsonl)")
             continue
-        lines = _lines(folder / name, rel, intake)
+        lines = _lines(src, rel, intake)
         if lines is None:
             continue
         values: list[object] = []
@@ -215,7 +243,9 @@ def _top_level(
             memory[name] = text
         return
     if name == "skills" and path.is_dir() and not path.is_symlink():
-        kept.extend(_copy_tree(path, staging, "skills", intake))
+        for rel, text in _tree(src, "skills", intake):
+            _write(staging, rel, text.encode("utf-8"))
+            kept.append(rel)
         return
     if name.endswith(".md") and not name.startswith("."):
         text = intake.read(path, name)
@@ -232,41 +262,69 @@ def _top_level(
 
 def _memory_dir(src: Path, intake: Intake, memory: dict[str, str]) -> None:
     folder = src / "memory"
-    if folder.is_symlink() or not folder.is_dir():
-        intake.skip("memory/", "not a folder (a link is not followed)")
+    if folder.is_symlink():
+        intake.skip("memory/", "a symbolic link, not followed")
+        return
+    if not folder.is_dir():
+        intake.skip("memory", "not a folder")
         return
     handled = {"history.jsonl", "HISTORY.md", ".cursor", ".dream_cursor"}
+    # a workspace Reverie kept in place (or a nanobot shared with it) holds these two: versioned
+    # memory, imported whole and committed
+    for sub in (TOPICS_DIR, ARCHIVE_DIR):
+        place = src.joinpath(*sub.split("/"))
+        if place.is_symlink() or not place.is_dir():
+            continue
+        for found, content in _tree(src, sub, intake):
+            leaf = found.rsplit("/", 1)[-1]
+            if leaf.startswith("."):
+                intake.skip(found, "a hidden file (Reverie never versions one)")
+            elif sub == ARCHIVE_DIR and ("/" in found[len(sub) + 1 :] or not leaf.endswith(".md")):
+                intake.skip(found, f"not an archive file ({ARCHIVE_DIR}/*.md)")
+            else:
+                memory[found] = content
     for name in sorted(os.listdir(folder)):
         rel = f"memory/{name}"
-        if name in handled:
+        if name in handled or rel in (TOPICS_DIR, ARCHIVE_DIR) and not (folder / name).is_symlink():
             continue
         path = folder / name
+        if path.is_symlink():
+            intake.skip(f"{rel}/" if path.is_dir() else rel, "a symbolic link, not followed")
+            continue
         if rel == MEMORY or (name.endswith(".md") and path.is_file()):
-            text = intake.read(path, rel)
+            text = intake.read(path, rel, root=src)
             if text is None:
                 continue
             target = rel if rel == MEMORY or removable(rel) else f"{TOPICS_DIR}/{name}"
+            if target in memory:
+                intake.skip(rel, f"{target} is in the source too, and is the one imported")
+                continue
             memory[target] = text
             continue
-        if name.startswith("."):
-            continue  # nanobot's and Reverie's state (.reverie/, locks): rebuilt, not memory
+        if name.startswith(".") or name.endswith(".lock") or name.startswith("history.jsonl."):
+            # nanobot's and Reverie's state (.reverie/, locks, the log's hints): rebuilt
+            if name.endswith(".torn"):
+                intake.skip(rel, "torn lines a crash left beside the log: not entries")
+            continue
         intake.skip(f"{rel}/" if path.is_dir() else rel, "not a memory file")
 
 
-def _copy_tree(base: Path, staging: Path, prefix: str, intake: Intake) -> list[str]:
-    """Every file under ``base`` copied to ``staging/prefix``, redacted; the ones copied."""
-    copied: list[str] = []
+def _tree(src: Path, prefix: str, intake: Intake) -> list[tuple[str, str]]:
+    """Every file under ``src/prefix`` as ``(path, redacted text)``; links (any on the way),
+    non-UTF-8 and other non-text files named and left out."""
+    base = src.joinpath(*prefix.split("/"))
+    out: list[tuple[str, str]] = []
     for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
         here = Path(dirpath)
         for d in sorted(dirnames):
             if (here / d).is_symlink():
-                intake.skip(f"{prefix}/{(here / d).relative_to(base).as_posix()}/", "a link")
+                rel = (here / d).relative_to(src).as_posix()
+                intake.skip(f"{rel}/", "a symbolic link, not followed")
         dirnames[:] = sorted(d for d in dirnames if not (here / d).is_symlink())
         for name in sorted(filenames):
             path = here / name
-            rel = f"{prefix}/{path.relative_to(base).as_posix()}"
-            text = intake.read(path, rel)
+            rel = path.relative_to(src).as_posix()
+            text = intake.read(path, rel, root=src)
             if text is not None:
-                _write(staging, rel, text.encode("utf-8"))
-                copied.append(rel)
-    return copied
+                out.append((rel, text))
+    return out
