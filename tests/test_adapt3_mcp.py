@@ -41,7 +41,7 @@ def _broken(ws: Path, how: str) -> None:
 @pytest.mark.parametrize(
     ("how", "reason"),
     [
-        ("a directory", "USER.md cannot be read: Is a directory"),
+        ("a directory", "is a folder, not a regular file"),
         ("a link out", "resolves outside the workspace"),
     ],
 )

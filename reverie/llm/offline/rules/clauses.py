@@ -919,14 +919,14 @@ def polite_request(text: str) -> str | None:
     return f"{always.lower()} {base} {rest}".strip()
 
 
-#: A request to keep a statement of the user's in mind ("Could you remember that I'm a Year 2
-#: teacher?", "Would you mind remembering that I don't drink alcohol?", "Please note that our
-#: pipeline runs on Airflow"): the statement is the user's own, the request only frames it.
+#: A request to keep a statement of the user's in mind, asked ("Could you remember that I'm a Year 2
+#: teacher?", "Would you mind remembering that I don't drink alcohol?"): the statement is the
+#: user's own, the request only frames it. A bare imperative ("Remember that my flat has no lift",
+#: "Please note that our pipeline runs on Airflow") is left whole: the remember rules read it.
 _NOTE_THAT = re.compile(
     r"^(?:(?:(?:could|can|would|will) (?:you|u)|(?:i'd|i would) (?:really )?appreciate it if you "
     r"(?:could|would|can))(?:\s+(?:please|pls|kindly|just|also))*\s+(?:remember|note|keep in mind|"
-    r"bear in mind|make a note)|(?:would|do) you mind (?:remembering|noting|keeping in mind)|"
-    r"(?:please |pls )?(?:(?:just |also )?(?:remember|note|keep in mind|bear in mind)))"
+    r"bear in mind|make a note)|(?:would|do) you mind (?:remembering|noting|keeping in mind))"
     r"(?:,)?\s+that\s+(?P<s>(?:i|i'm|i've|my|we|we're|our|(?-i:[A-Z])[\w-]+ (?:is|are) my)\b.+?)"
     r"(?:,?\s*(?:please|pls|thanks|thank you))?\s*[?.!]*$",
     re.I,
