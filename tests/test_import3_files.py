@@ -5,22 +5,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support.cli import run_cli
 
 
 def _cli(ws: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "REVERIE_HOME": str(ws.parent / "home")}
-    return subprocess.run(
-        [sys.executable, "-m", "reverie", "-w", str(ws), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    home = {"REVERIE_HOME": str(ws.parent / "home")}
+    return run_cli("-w", str(ws), *args, env=home, input=stdin, timeout=60)
 
 
 @pytest.mark.parametrize("rel", ["USER.md", "SOUL.md", "memory/MEMORY.md"])

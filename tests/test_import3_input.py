@@ -4,23 +4,17 @@ read."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from support.cli import run_cli
 
 from reverie.memory.importers import import_nanobot
 
 
 def _cli(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "REVERIE_HOME": str(ws.parent / "home")}
-    return subprocess.run(
-        [sys.executable, "-m", "reverie", "-w", str(ws), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    home = {"REVERIE_HOME": str(ws.parent / "home")}
+    return run_cli("-w", str(ws), *args, env=home, timeout=120)
 
 
 def test_a_memory_file_with_nul_bytes_is_named_and_not_committed(tmp_path):

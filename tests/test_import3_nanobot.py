@@ -10,19 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.cli import run_cli
 
 from reverie.memory.importers import import_nanobot
 
 
 def _cli(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "REVERIE_HOME": str(ws.parent / "home")}
-    return subprocess.run(
-        [sys.executable, "-m", "reverie", "-w", str(ws), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    home = {"REVERIE_HOME": str(ws.parent / "home")}
+    return run_cli("-w", str(ws), *args, env=home, timeout=120)
 
 
 def _entry(cursor: int, content: str) -> str:
