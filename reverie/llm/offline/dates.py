@@ -266,7 +266,7 @@ _MINUTES = {
     "forty five": 45,
     "fifty": 50,
 }
-_HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_HOUR = "(?:" + "|".join(w for w in _HOURS if w != "noon") + ")"  # the words of _HOURS
 _MINUTE = r"(?:o'?clock|oh five|ten|fifteen|twenty(?:[ -]five)?|thirty|forty(?:[ -]five)?|fifty)"
 _DIGITS = r"\d{1,2}(?::\d{2}|\.\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?"
 _MERIDIEM = r"(?:\s*(?:am|pm|in the (?:morning|afternoon|evening)))?"
