@@ -1,0 +1,71 @@
+"""What import and export leave out is named, never silently altered or missing (hostile report,
+adapt4 items 6 and 7): an imported file holding a control character is named with it and left
+out, as every other way text is stored refuses it (``reverie.text.safety.unstorable``, one check);
+an export of a workspace nanobot uses in place carries nanobot's own files (``AGENTS.md``,
+``skills/``) and names what it leaves out (symlinks, the agent's working files)."""
+
+from __future__ import annotations
+
+import logging
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from reverie.memory.importers.nanobot import import_nanobot
+from reverie.operations.portability import export_bundle, import_bundle
+
+
+def test_an_imported_file_with_a_control_character_is_named_and_left_out(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "skills" / "x").mkdir(parents=True)
+    (src / "SOUL.md").write_text("# Soul\n- be brief\n")
+    (src / "USER.md").write_text("# User\n- lives in Oslo\x1b[8m and hides this\n")
+    (src / "skills" / "x" / "SKILL.md").write_text("say \u202eolleh\n")
+    (src / "AGENTS.md").write_text("tabs\tand CRLF\r\nare text\n")
+    result = import_nanobot(src, tmp_path / "dst")
+    skipped = {s.item: s.reason for s in result.skipped}
+    assert skipped["USER.md"].startswith(
+        "holds a control character (U+001B, ESC) at offset 22: remove it"
+    ), skipped
+    assert "U+202E" in skipped["skills/x/SKILL.md"], skipped
+    dst = tmp_path / "dst"
+    assert not (dst / "USER.md").exists()  # never an altered copy
+    assert not (dst / "skills" / "x" / "SKILL.md").exists()
+    assert (dst / "AGENTS.md").read_bytes() == b"tabs\tand CRLF\r\nare text\n"
+    assert "be brief" in (dst / "SOUL.md").read_text()
+
+
+def test_export_carries_nanobots_files_and_names_what_it_leaves_out(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import reverie
+
+    ws = tmp_path / "ws"
+    with reverie.open(ws) as memory:
+        memory.init()
+        memory.remember("User: lives in Oslo")
+    (ws / "AGENTS.md").write_text("# Agent\n- be kind\n")
+    (ws / "HEARTBEAT.md").write_text("- check mail\n")
+    (ws / "skills" / "weather").mkdir(parents=True)
+    (ws / "skills" / "weather" / "SKILL.md").write_text("# Weather\n")
+    (ws / "project").mkdir()
+    (ws / "project" / "main.py").write_text("print(1)\n")
+    (tmp_path / "elsewhere.md").write_text("- not this workspace's\n")
+    (ws / "skills" / "linked.md").symlink_to(tmp_path / "elsewhere.md")
+    (ws / "memory" / "linked.md").symlink_to(tmp_path / "elsewhere.md")
+    with caplog.at_level(logging.WARNING, logger="reverie"):
+        result = export_bundle(ws, tmp_path / "out.tar.gz")
+    with tarfile.open(result.path) as tar:
+        names = set(tar.getnames())
+    for rel in ("AGENTS.md", "HEARTBEAT.md", "skills/weather/SKILL.md", "memory/history.jsonl"):
+        assert rel in names, sorted(names)
+    assert not {"project/main.py", "skills/linked.md", "memory/linked.md"} & names
+    left = {s.item: s.reason for s in result.skipped}
+    assert set(left) == {"project/", "skills/linked.md", "memory/linked.md"}, left
+    assert "symbolic link" in left["skills/linked.md"] and "not memory" in left["project/"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "left out 3" in warnings[0], warnings
+    back = import_bundle(result.path, tmp_path / "back")
+    assert (back.workspace / "skills" / "weather" / "SKILL.md").read_text() == "# Weather\n"
+    assert (back.workspace / "AGENTS.md").read_text() == "# Agent\n- be kind\n"
