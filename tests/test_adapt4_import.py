@@ -7,6 +7,7 @@ an export of a workspace nanobot uses in place carries nanobot's own files (``AG
 from __future__ import annotations
 
 import logging
+import os
 import tarfile
 from pathlib import Path
 
@@ -54,6 +55,7 @@ def test_export_carries_nanobots_files_and_names_what_it_leaves_out(
     (tmp_path / "elsewhere.md").write_text("- not this workspace's\n")
     (ws / "skills" / "linked.md").symlink_to(tmp_path / "elsewhere.md")
     (ws / "memory" / "linked.md").symlink_to(tmp_path / "elsewhere.md")
+    os.mkfifo(ws / "memory" / "pipe")  # reading it would hang the export
     with caplog.at_level(logging.WARNING, logger="reverie"):
         result = export_bundle(ws, tmp_path / "out.tar.gz")
     with tarfile.open(result.path) as tar:
@@ -62,10 +64,11 @@ def test_export_carries_nanobots_files_and_names_what_it_leaves_out(
         assert rel in names, sorted(names)
     assert not {"project/main.py", "skills/linked.md", "memory/linked.md"} & names
     left = {s.item: s.reason for s in result.skipped}
-    assert set(left) == {"project/", "skills/linked.md", "memory/linked.md"}, left
+    assert set(left) == {"project/", "skills/linked.md", "memory/linked.md", "memory/pipe"}, left
     assert "symbolic link" in left["skills/linked.md"] and "not memory" in left["project/"]
+    assert "not a regular file" in left["memory/pipe"]
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
-    assert len(warnings) == 1 and "left out 3" in warnings[0], warnings
+    assert len(warnings) == 1 and "left out 4" in warnings[0], warnings
     back = import_bundle(result.path, tmp_path / "back")
     assert (back.workspace / "skills" / "weather" / "SKILL.md").read_text() == "# Weather\n"
     assert (back.workspace / "AGENTS.md").read_text() == "# Agent\n- be kind\n"

@@ -780,17 +780,14 @@ async def _run_stdio(server: MCPServer) -> None:
     from mcp.server.stdio import stdio_server
 
     low = server._lowlevel_server  # noqa: SLF001 (as run_stdio_async does)
-    # stdin through a descriptor of its own (the SDK's own reader decodes the same way), so that
-    # closing the text layer never closes sys.stdin
+    # stdin through a descriptor of its own (decoded as the SDK's own reader does), never closed
+    # here: a worker thread may still be blocked reading it, and sys.stdin stays as it was
     wire = io.TextIOWrapper(os.fdopen(os.dup(0), "rb"), encoding="utf-8", errors="replace")
     lines = _Lines(anyio.wrap_file(wire))
-    try:
-        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
-            lines.attach(write)
-            answering = _Answering(read, write)
-            await low.run(answering, answering.writer, low.create_initialization_options())
-    finally:
-        wire.close()
+    async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+        lines.attach(write)
+        answering = _Answering(read, write)
+        await low.run(answering, answering.writer, low.create_initialization_options())
 
 
 async def _send_error(write: Any, code: int, ident: str | int | None, why: str) -> None:

@@ -191,6 +191,8 @@ def _walk(root: Path, rel: str, skipped: list[Skipped]) -> Iterator[str]:
             yield rel
         return
     if not path.is_dir():
+        if path.exists():  # a FIFO, a socket, a device: nothing a bundle can hold
+            skipped.append(Skipped(rel, "not a regular file (a FIFO, socket or device)"))
         return
     for child in sorted(os.listdir(path)):
         yield from _walk(root, f"{rel}/{child}", skipped)
@@ -224,7 +226,7 @@ def _members(ws: Workspace, skipped: list[Skipped]) -> list[str]:
             files.extend(_walk(root, name, skipped))
         elif (root / name).is_symlink():
             skipped.append(Skipped(name, "a symbolic link: a bundle carries regular files only"))
-        elif not _skipped(name):
+        elif not _skipped(name) and (root / name).exists():
             shown = f"{name}/" if (root / name).is_dir() else name
             skipped.append(Skipped(shown, "not memory: the agent's own files stay where they are"))
     if git_rel is not None:
