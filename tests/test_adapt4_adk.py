@@ -1,5 +1,5 @@
-"""Google ADK's delete against a concurrent writer (hostile report, adapt4 item 2): the check that no
-other memory shares a history text and the purge are one step under the workspace's writer locks
+"""Google ADK's delete against a concurrent writer (hostile report, adapt4 item 2): the check that
+no other memory shares a history text and the purge are one step under the workspace's writer locks
 (``Memory.purge``'s ``check``), so a copy of the text that another thread or process makes part of
 another memory is never erased with the deleted one. Real threads and a real process, through
 ADK's own types."""

@@ -40,6 +40,7 @@ def test_the_stores_own_paths_read_as_nanobot_reads_them(store: MemoryStore) -> 
         "{ws}/../secret.txt",
         "{ws}/link.md",
         "{ws}/linked/secret.txt",
+        "{ws}",
     ],
 )
 def test_a_path_out_of_the_workspace_is_refused(store: MemoryStore, path: str) -> None:

@@ -56,6 +56,8 @@ def test_export_carries_nanobots_files_and_names_what_it_leaves_out(
     (ws / "skills" / "linked.md").symlink_to(tmp_path / "elsewhere.md")
     (ws / "memory" / "linked.md").symlink_to(tmp_path / "elsewhere.md")
     os.mkfifo(ws / "memory" / "pipe")  # reading it would hang the export
+    (ws / "memory" / "two\nlines.md").write_text("- x\n")  # an import refuses such a name
+    (ws / "memory").joinpath(os.fsdecode(b"caf\xe9.md")).write_text("- y\n")  # not UTF-8
     with caplog.at_level(logging.WARNING, logger="reverie"):
         result = export_bundle(ws, tmp_path / "out.tar.gz")
     with tarfile.open(result.path) as tar:
@@ -64,11 +66,20 @@ def test_export_carries_nanobots_files_and_names_what_it_leaves_out(
         assert rel in names, sorted(names)
     assert not {"project/main.py", "skills/linked.md", "memory/linked.md"} & names
     left = {s.item: s.reason for s in result.skipped}
-    assert set(left) == {"project/", "skills/linked.md", "memory/linked.md", "memory/pipe"}, left
+    assert set(left) == {
+        "project/",
+        "skills/linked.md",
+        "memory/linked.md",
+        "memory/pipe",
+        "memory/two\\x0alines.md",
+        "memory/caf\\xe9.md",
+    }, left
     assert "symbolic link" in left["skills/linked.md"] and "not memory" in left["project/"]
     assert "not a regular file" in left["memory/pipe"]
+    assert "not UTF-8" in left["memory/caf\\xe9.md"]
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
-    assert len(warnings) == 1 and "left out 4" in warnings[0], warnings
+    assert len(warnings) == 1 and "left out 6" in warnings[0], warnings
+    assert "\n" not in warnings[0]
     back = import_bundle(result.path, tmp_path / "back")
     assert (back.workspace / "skills" / "weather" / "SKILL.md").read_text() == "# Weather\n"
     assert (back.workspace / "AGENTS.md").read_text() == "# Agent\n- be kind\n"

@@ -60,7 +60,9 @@ def _inside(workspace: Workspace, path: str | os.PathLike[str]) -> str:
     if not given.is_absolute():
         return raw
     for root in (workspace.root, workspace.root.resolve()):
-        if given.is_relative_to(root) and given != root:
+        if given == root:
+            raise UnsafePathError(f"{raw!r} is the workspace's folder, not a file in it")
+        if given.is_relative_to(root):
             return given.relative_to(root).as_posix()
     raise UnsafePathError(
         f"{raw!r} is outside the workspace: read_file reads the workspace's files"

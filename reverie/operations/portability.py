@@ -68,6 +68,7 @@ from ..gitstore.location import locate
 from ..security.secrets import scan
 from ..storage.fsutil import fsync_dir
 from ..storage.workspace import Workspace, check_relative
+from ..text.safety import CONTROL
 from ..version import version
 
 __all__ = [
@@ -179,10 +180,35 @@ def _skipped(rel: str) -> bool:
     return name.endswith(".lock") or name.startswith(".index.sqlite")
 
 
+def _shown(rel: str) -> str:
+    """``rel`` on one printable line: bytes that are not UTF-8 and control characters (a newline
+    too) as ``\\xNN``."""
+    text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\n", "\\x0a"))
+
+
+def _unbundlable(rel: str) -> str | None:
+    """Why a name cannot be a bundle's member (an import would refuse the whole bundle), or
+    None."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "its name is not UTF-8 text: rename it"
+    try:
+        check_relative(rel)
+    except UnsafePathError:
+        return "its name holds a control character or a ':': rename it"
+    return None
+
+
 def _walk(root: Path, rel: str, skipped: list[Skipped]) -> Iterator[str]:
-    """Regular files under ``root/rel`` (workspace-relative, sorted); a symlink is named in
-    ``skipped``."""
+    """Regular files under ``root/rel`` (workspace-relative, sorted); a symlink, a name a bundle
+    cannot hold and what is not a regular file are named in ``skipped``."""
     path = root / rel
+    why = _unbundlable(rel)
+    if why is not None:
+        skipped.append(Skipped(_shown(rel), why))
+        return
     if path.is_symlink():
         skipped.append(Skipped(rel, "a symbolic link: a bundle carries regular files only"))
         return
@@ -225,9 +251,11 @@ def _members(ws: Workspace, skipped: list[Skipped]) -> list[str]:
         if _carried(name):
             files.extend(_walk(root, name, skipped))
         elif (root / name).is_symlink():
-            skipped.append(Skipped(name, "a symbolic link: a bundle carries regular files only"))
+            skipped.append(
+                Skipped(_shown(name), "a symbolic link: a bundle carries regular files only")
+            )
         elif not _skipped(name) and (root / name).exists():
-            shown = f"{name}/" if (root / name).is_dir() else name
+            shown = f"{_shown(name)}/" if (root / name).is_dir() else _shown(name)
             skipped.append(Skipped(shown, "not memory: the agent's own files stay where they are"))
     if git_rel is not None:
         files.extend(sorted(_walk(root, git_rel, skipped), key=_git_order))
