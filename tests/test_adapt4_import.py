@@ -83,3 +83,25 @@ def test_export_carries_nanobots_files_and_names_what_it_leaves_out(
     back = import_bundle(result.path, tmp_path / "back")
     assert (back.workspace / "skills" / "weather" / "SKILL.md").read_text() == "# Weather\n"
     assert (back.workspace / "AGENTS.md").read_text() == "# Agent\n- be kind\n"
+
+
+def test_a_mem0_memory_with_a_control_character_is_named_and_left_out(tmp_path: Path) -> None:
+    """A mem0 memory is remembered: what ``Memory.remember`` refuses (a NUL, an ESC) is named with
+    the character, never stored (it was stored as it was)."""
+    import json
+
+    import reverie
+    from reverie.memory.importers.mem0 import import_mem0
+
+    export = tmp_path / "mem0.json"
+    memories = [("1", "Likes \x1b[8mtea"), ("2", "Lives in Rome"), ("3", "a NUL \x00 here")]
+    export.write_text(
+        json.dumps({"results": [{"id": i, "memory": t, "user_id": "ana"} for i, t in memories]})
+    )
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        result = import_mem0(memory, export)
+        assert [e.content for e in memory.history()] == ["Lives in Rome"]
+    skipped = {s.item: s.reason for s in result.skipped}
+    assert "(U+001B, ESC) at offset 6" in skipped["item 1 (id 1)"], skipped
+    assert "(U+0000, NUL) at offset 6" in skipped["item 3 (id 3)"], skipped
