@@ -128,3 +128,18 @@ def test_a_writer_waits_while_the_purge_holds_the_files(
         proc.wait(30)
     assert calls == [1, 2] and waited == [True]
     assert _history(service) == ["[REDACTED:purged]", OTHER]
+
+
+def test_an_entry_that_cannot_be_stored_keeps_no_other_out(tmp_path: Path) -> None:
+    """``add_memory`` with one entry Reverie refuses (an ESC, a lone surrogate): the others are
+    stored, then one ``ValueError`` names each refused entry and why."""
+    service = ReverieMemoryService(tmp_path / "adk")
+    texts = ["Bob likes tea", "bad \x1b[8m one", "Bob lives in Oslo", "x\ud800y"]
+    with pytest.raises(ValueError) as refused:
+        asyncio.run(
+            service.add_memory(app_name="app", user_id="u1", memories=[_entry(t) for t in texts])
+        )
+    said = str(refused.value)
+    assert said.startswith("2 of 4 memories not stored (memory 2: ") and "\n" not in said, said
+    assert "U+001B" in said and "memory 4: " in said and said.endswith("the others were")
+    assert _history(service) == ["Bob likes tea", "Bob lives in Oslo"]

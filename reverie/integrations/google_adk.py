@@ -15,7 +15,9 @@ What each call does:
   stored is skipped: ADK may add a session many times), then the whole conversation is consolidated
   into history (the Consolidator: fact lines, or the raw turns if the model fails), where Recall
   finds it and Dream distils it into the memory files.
-- ``add_memory(...)``: each entry's text is remembered (a history entry).
+- ``add_memory(...)``: each entry's text is remembered (a history entry); one that cannot be
+  stored (``Memory.remember`` refuses a NUL or another control character) does not keep the
+  others out: they are stored, then ``ValueError`` names each one refused and why.
 - ``search_memory(app_name, user_id, query)``: Recall over that scope's memory files, archive,
   history and conversations, made clean for a model (``Memory.search_memory``: no internal marks,
   never the assistant's own replies); each a ``MemoryEntry`` whose ``id`` is the memory's id and
@@ -142,11 +144,21 @@ class ReverieMemoryService(BaseMemoryService):
         memories: Sequence[MemoryEntry],
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
+        refused: list[str] = []
         async with await self._writing(app_name, user_id) as memory:
-            for entry in memories:
+            for n, entry in enumerate(memories, start=1):
                 text = "\n".join(p.text for p in entry.content.parts or [] if p.text).strip()
-                if text:
+                if not text:
+                    continue
+                try:
                     await memory.aremember(text, session_key=f"adk:{app_name}")
+                except ReverieError as exc:  # this entry's own fault: the others are stored
+                    refused.append(f"memory {n}: {exc}")
+        if refused:
+            raise ValueError(
+                f"{len(refused)} of {len(memories)} memories not stored ({'; '.join(refused)}); "
+                "the others were"
+            )
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
