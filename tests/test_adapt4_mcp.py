@@ -85,7 +85,7 @@ def test_stdio_lines_the_sdk_refuses_are_answered_as_json_rpc_says(tmp_path: Pat
         json.dumps({**ping, "id": 1.5}),
         json.dumps({**ping, "id": None}),
         json.dumps({**ping, "id": True}),
-        json.dumps({**ping, "id": {"a": 1}}),
+        '{"jsonrpc": "2.0", "method": "ping", "\\u0069d": {"a": 1}}',  # "id", escaped
         '{"jsonrpc": "2.0", "id": 7, "method": ',  # not JSON
         json.dumps([1, 2]),
         json.dumps({"jsonrpc": "2.0", "method": 5}),  # JSON-RPC: an invalid request

@@ -819,7 +819,9 @@ class _Lines:
 
     async def _lines(self) -> AsyncIterator[str]:
         async for line in self._source:
-            request = _loads_escaped(line) if '"id"' in line else _UNPARSED
+            # only a line that may hold an id is read twice (a key may be written escaped)
+            maybe = '"id"' in line or "\\u" in line
+            request = _loads_escaped(line) if maybe else _UNPARSED
             if not _id_not_allowed(request):
                 yield line
                 continue
