@@ -51,7 +51,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from importlib.util import find_spec
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from google.adk.events.event import Event
 from google.adk.memory.base_memory_service import BaseMemoryService, SearchMemoryResponse
@@ -63,9 +63,6 @@ from .. import memory as _front_door
 from ..errors import ReverieError
 from ..memory import Memory, offload
 from ..text.memline import line_key
-
-if TYPE_CHECKING:
-    from ..operations.purge import PurgePlan
 
 __all__ = ["ReverieMemoryService", "EVENT_KEY", "SEARCH_LIMIT"]
 
@@ -270,17 +267,18 @@ def _lines_of(memory_id: str, text: str) -> list[str]:
     return lines
 
 
-def _plan(memory: Memory, memory_id: str, line: str) -> PurgePlan:
+def _plan(memory: Memory, memory_id: str, line: str) -> Any:
     try:
         return memory.plan_purge(line)
     except ReverieError as exc:
         raise ValueError(f"memory {memory_id} cannot be deleted: {exc}") from None
 
 
-def _only_copies(memory: Memory, memory_id: str, line: str, plan: PurgePlan) -> None:
+def _only_copies(memory: Memory, memory_id: str, line: str, plan: Any) -> None:
     """Refuse (``ValueError``) to purge ``line`` where it is also part of another memory's text:
-    every place ``plan`` found it (the conversation it came from, the history entries made of it)
-    and the memory files must hold it only as copies of this memory."""
+    every place ``plan`` (``Memory.plan_purge``'s) found it (the conversation it came from, the
+    history entries made of it) and the memory files must hold it only as copies of this
+    memory."""
     places = [
         (hit.path, _texts_in(memory, hit.path)) for hit in plan.files if hit.action == "redact"
     ]
