@@ -80,7 +80,7 @@ _OTHER = re.compile(
 _RETRACT = re.compile(
     r"\b(?:stopped|quit|gave up|given up|no longer|any ?more|no more|wasn'?t|isn'?t|was wrong|"
     r"were wrong|turns out|turned out|forget|scratch|ignore|drop(?:ped)?|ditched|sold|"
-    r"got rid of|off)\b",
+    r"got rid of|(?:moved|moving|migrated|migrating|switched|came|got) off)\b",
     re.I,
 )
 #: "you can put calories back in": a line that forbade a thing, lifted.
@@ -215,6 +215,9 @@ def values(text: str, said_on: date | None = None, *, line: bool = False) -> lis
     narrower type is not read twice ("9:45" is a time, not a number)."""
     taken: list[tuple[int, int]] = []
     out: list[Value] = []
+    if line:  # a line's first word is its template's ("Uses …", "Favourite …"), no value
+        head = len(text.split(" ", 1)[0])
+        text = " " * head + text[head:]
     for m in _spans(_DATE, text, taken):
         # a day said by its month or its digits; a weekday is a weekday, "today" no value
         # ("3.12" is a version, not the third of December)
@@ -263,8 +266,6 @@ def _named(text: str, taken: list[tuple[int, int]], *, line: bool) -> list[Value
     out = []
     for m in _spans(_PROPER, text, taken):
         value = m.group("v").rstrip(".")
-        if line and m.start() == 0:
-            continue  # a line's head is its template ("Favourite film: …"), no value
         at_start = m.start() == 0 or bool(re.search(r"[.!?]\s*$", text[: m.start()]))
         out += [
             Value(k, value, fold(value)) for k in _kinds_of_name(value, opens=at_start and not line)
@@ -294,7 +295,7 @@ def _kinds_of_name(value: str, *, opens: bool) -> list[str]:
         )
         if known
     ]
-    return kinds or (["tech"] if is_tech(value) else [])
+    return kinds or (["tech"] if is_tech(value) or value.lower() in TECH else [])
 
 
 def _english(word: str) -> bool:
@@ -332,7 +333,7 @@ def _near(a: str, b: str) -> bool:
     """Two names spelled nearly alike ("Ana" and "Anna", "Katherine" and "Kathryn")."""
     if a == b or a[:1] != b[:1]:
         return False
-    return _distance(a, b) <= max(1, min(len(a), len(b)) // 3)
+    return _distance(a, b) <= max(1, (min(len(a), len(b)) + 1) // 2 - 1)
 
 
 def _distance(a: str, b: str) -> int:
@@ -403,6 +404,8 @@ def _new_values(line: str, mine: list[Value]) -> list[tuple[Value, Value]]:
     out = []
     for t in {v.type for v in held}:
         old = [v for v in held if v.type == t]
+        if len(old) > 1:  # several of its type: the one the message names, if it names one
+            old = [v for v in old if any(_same_value(v, n) for n in mine if n.type == t)]
         if len(old) != 1:
             continue
         new = {v.key: v for v in mine if v.type == t and not _same_value(v, old[0])}
