@@ -214,6 +214,16 @@ UNCHANGED = [
     # "now" in its ordinary sense, with nothing the message shares with a line
     ("I'm now 40", files(user=["Is 39 years old", "Has two cats"])),
     ("now I'm off to the gym", files(user=["Goes to the gym on Mondays"])),
+    # a cue verb in an idiom, the anchor not its object; a talk steered, not a fact taken back
+    ("we dropped the ball on the Postgres migration", files(memory=["Uses Postgres"])),
+    ("forget the opera, let's plan the weekend", files(user=["Likes opera"])),
+    # another meeting of the same kind, told apart by a day the line does not hold
+    (
+        "the friday demo moves to 10am",
+        files(memory=["Team cadence: demo on Thursdays at 3pm"]),
+    ),
+    # a tool that is also a town's name is no new home
+    ("we switched to Vite when we moved to Leeds", files(user=["Lives in Leeds"])),
     # a cue with no anchor
     ("sorry, I meant the other one", files(user=["Has a cat named Olive"])),
     # a line of prose is not revised, only a line whose words the message shares
@@ -262,4 +272,4 @@ def test_a_revised_line_leaves_for_the_archive_where_why_finds_it(
         assert f'the user said: "{turns[1]}"' in run.archive, run.archive
     else:
         assert lines == [new], lines
-        assert "superseded 2026" in run.archive and f'by "{new}"' in run.archive, run.archive
+        assert "superseded " in run.archive and f'by "{new}"' in run.archive, run.archive

@@ -65,7 +65,7 @@ _OWNED = re.compile(
 _UNSAID = re.compile(
     r"\?|\b(?:should|shall|might|may be|maybe|perhaps|could|would|if|whether|thinking (?:of|"
     r"about)|considering|plan(?:ning)? to|planned|going to|gonna|want to|wanna|hope to|"
-    r"hoping|might|will|won't|'ll|someday|one day|wish)\b",
+    r"hoping|might|will|won't|'ll|someday|one day|wish|let'?s|let us)\b",
     re.I,
 )
 #: A change said of someone else ("my sister moved to Leeds", "he quit"): theirs, not the user's.
@@ -76,13 +76,19 @@ _OTHER = re.compile(
     r"children|niece|nephew)|he|she)\b",
     re.I,
 )
-#: Said to be over, wrong, or taken back: the anchored line is retired.
+#: Said to be over, wrong, or taken back, of the thing named right after it ("I stopped keto",
+#: "it wasn't lactose", "forget the bullets"): the anchored line is retired.
 _RETRACT = re.compile(
-    r"\b(?:stopped|quit|gave up|given up|no longer|any ?more|no more|wasn'?t|isn'?t|was wrong|"
-    r"were wrong|turns out|turned out|forget|scratch|ignore|drop(?:ped)?|ditched|sold|"
-    r"got rid of|(?:moved|moving|migrated|migrating|switched|came|got) off)\b",
+    r"\b(?:stopped|quit|gave up(?: on)?|given up(?: on)?|no more|wasn'?t|isn'?t|was wrong about|"
+    r"were wrong about|forget|scratch|ignore|drop(?:ped)?|ditched|sold|got rid of|"
+    r"(?:moved|moving|migrated|migrating|switched|came|got) off)\b"
+    r"(?P<rest>(?:\s+(?:the|my|our|a|an|that|this|it|all|about|with|on|eating|doing|using|"
+    r"drinking|taking|having|actually|really|even))*\s+(?P<w>[\w'’.+#-]+))",
     re.I,
 )
+#: Said to be over after the thing ("not at Continente anymore", "no longer vegan").
+_OVER = re.compile(r"\b(?:any ?more|no longer)\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|no longer|no|never)\b|n't\b", re.I)
 #: "you can put calories back in": a line that forbade a thing, lifted.
 _BACK = re.compile(r"\bput (?:the |my )?(?P<w>\w+(?: \w+)?) back\b", re.I)
 _NEGATIVE_LINE = re.compile(r"^(?:Never|Don'?t|Do not|No |Avoid|Skip|Leave out|Without)\b", re.I)
@@ -286,6 +292,8 @@ def _kinds_of_name(value: str, *, opens: bool) -> list[str]:
     first = value.split()[0]
     if (opens and _english(first)) or fold(first) in _STOP:
         return []
+    if value.lower() in TECH:
+        return ["tech"]  # "Vite" is a tool before it is a town
     kinds = [
         kind
         for kind, known in (
@@ -430,12 +438,24 @@ def _replaced(
         (kind, line, old, new)
         for (kind, line), shared in anchors.items()
         for old, new in _new_values(line, mine)
-        if not _shared_value(new, shared)
+        if not _shared_value(new, shared) and _agrees(line, mine, old.type)
     ]
     if len(pairs) != 1:
         return None
     kind, line, old, new = pairs[0]
     return kind, line, _swap(line, old, new)
+
+
+def _agrees(line: str, mine: list[Value], changed: str) -> bool:
+    """The message says no other value of the line's types but the line's own ("the monday sync
+    is moving to 11am" is not about "team sync on Tuesdays at 2pm"): another meeting, another
+    thing."""
+    held = values(line, line=True)
+    for t in {v.type for v in held} - {changed}:
+        said = [v for v in mine if v.type == t]
+        if said and not any(_same_value(v, h) for v in said for h in held if h.type == t):
+            return False
+    return True
 
 
 def _shared_value(new: Value, shared: set[str]) -> bool:
@@ -499,12 +519,32 @@ def _retired(text: str, anchors: dict[Candidate, set[str]]) -> Candidate | None:
     if back and _NEGATIVE_LINE.match(line) and _content(back.group("w")) & shared:
         return kind, line
     for clause in _CLAUSE.split(text):
-        if not clause or not _content(clause) & shared or not _RETRACT.search(clause):
+        if not clause or not _content(clause) & shared or not _takes_back(clause, shared):
             continue
         if _OTHER.search(clause) or _NEGATIVE_LINE.match(line):
             return None
         return kind, line
     return None
+
+
+def _takes_back(clause: str, shared: set[str]) -> bool:
+    """The clause ends or takes back the anchor itself: the thing named right after the verb
+    ("I stopped keto"; not "we dropped the ball on the Redis upgrade"), or a negation before the
+    anchor with "anymore" or "no longer" ("I'm not at Continente anymore")."""
+    if any(_shares(_stem(m.group("w")), shared) for m in _RETRACT.finditer(clause)):
+        return True
+    if not _OVER.search(clause):
+        return False
+    first = min(
+        (
+            m.start()
+            for w in _WORD.finditer(clause)
+            if _shares(_stem(w.group(0)), shared)
+            for m in [w]
+        ),
+        default=-1,
+    )
+    return first > 0 and bool(_NEGATION.search(clause[:first]))
 
 
 # -- the line in its own wording ------------------------------------------------------------------
