@@ -35,7 +35,7 @@ from datetime import date
 
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
-from ..kinds import fold, given_name, known_language, known_place
+from ..kinds import _english_words, fold, given_name, known_language, known_place
 from .lexicon import TECH
 from .values import is_tech
 
@@ -65,7 +65,9 @@ _OWNED = re.compile(
 _UNSAID = re.compile(
     r"\?|\b(?:should|shall|might|may be|maybe|perhaps|could|would|if|whether|thinking (?:of|"
     r"about)|considering|plan(?:ning)? to|planned|going to|gonna|want to|wanna|hope to|"
-    r"hoping|might|will|won't|'ll|someday|one day|wish|let'?s|let us)\b",
+    r"hoping|might|will|won't|'ll|someday|one day|wish|let'?s|let us|"
+    # a passing change: the one meeting tomorrow, the plan for now
+    r"tomorrow'?s?|today'?s?|tonight|this (?:once|time)|for now|just this)\b",
     re.I,
 )
 #: A change said of someone else ("my sister moved to Leeds", "he quit"): theirs, not the user's.
@@ -303,7 +305,9 @@ def _kinds_of_name(value: str, *, opens: bool) -> list[str]:
         )
         if known
     ]
-    return kinds or (["tech"] if is_tech(value) or value.lower() in TECH else [])
+    if value.lower() in _english_words() or re.search(r"['’]s$", value):
+        return kinds  # "Heat", "Tomorrow's": words before they are names of tools
+    return kinds or (["tech"] if is_tech(value) else [])
 
 
 def _english(word: str) -> bool:
