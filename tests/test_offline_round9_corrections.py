@@ -119,6 +119,37 @@ REPLACED = [
         "Reply in German",
         "Reply in Dutch",
     ),
+    # a length said as a compound ("three-week sprints")
+    (
+        "we're doing three-week sprints now",
+        files(memory=["Team cadence: 2-week sprints"]),
+        "MEMORY",
+        "Team cadence: 2-week sprints",
+        "Team cadence: 3-week sprints",
+    ),
+    # a convention of units or spelling
+    (
+        "switch to metric units from now on",
+        files(soul=["Use imperial units"]),
+        "SOUL",
+        "Use imperial units",
+        "Use metric units",
+    ),
+    # a value said alone in its sentence, owning a mistake: the one line holding its type
+    (
+        "Four, sorry! I forgot the twins.",
+        files(user=["Has two kids", "Lives in Ghent"]),
+        "USER",
+        "Has two kids",
+        "Has four kids",
+    ),
+    (
+        "Got an extension. New deadline is 12 March.",
+        files(memory=["Deadline for dissertation: 2027-02-01"]),
+        "MEMORY",
+        "Deadline for dissertation: 2027-02-01",
+        "Deadline for dissertation: 2027-03-12",
+    ),
     # a shift
     (
         "switched to the early shift this month",
@@ -224,6 +255,10 @@ UNCHANGED = [
     ),
     # a tool that is also a town's name is no new home
     ("we switched to Vite when we moved to Leeds", files(user=["Lives in Leeds"])),
+    # a value said alone, but of the user ("I'm 40"), or beside other words, or in two lines
+    ("I'm 40, sorry", files(user=["Has two children"])),
+    ("Four, sorry! The twins count as one in my head.", files(user=["Has two kids", "Is 38"])),
+    ("Three, sorry!", files(user=["Has two kids", "Has two cats"])),
     # a cue with no anchor
     ("sorry, I meant the other one", files(user=["Has a cat named Olive"])),
     # a line of prose is not revised, only a line whose words the message shares

@@ -59,7 +59,9 @@ _CUE = re.compile(
 #: A cue strong enough for a bare value ("Three, sorry!", "sorry i meant thursday"): the
 #: message owns a mistake.
 _OWNED = re.compile(
-    r"\b(?:sorry|i meant|meant|oops|typo|correction|wait|actually|make that|i mean)\b", re.I
+    r"\b(?:sorry|i meant|meant|oops|typo|correction|wait|actually|make that|i mean|"
+    r"new (?:date|deadline|time)|extension)\b",
+    re.I,
 )
 #: A plan, a question, a wish or a condition: what it says has not changed.
 _UNSAID = re.compile(
@@ -186,7 +188,7 @@ _COUNTS = {
 }
 _NUMBER = re.compile(
     r"(?<![\w.:/-])(?P<n>\d+(?:\.\d+)*|zero|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve)(?![\w:/]|\.\d|-(?:year|day|week|month))",
+    r"eleven|twelve)(?![\w:/]|\.\d|-year-old)",
     re.I,
 )
 _ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
@@ -198,6 +200,12 @@ _ORDINAL = re.compile(
 _SHIFT = re.compile(
     r"\b(?P<s>day|night|evening|morning|early|late|graveyard)s?(?=\s+shifts?\b)|"
     r"\b(?:works?|working|on|doing) (?P<t>days|nights|evenings|mornings)\b",
+    re.I,
+)
+#: How the user wants things measured or spelled ("British spelling", "metric").
+_CONVENTION = re.compile(
+    r"\b(?:american|british|australian|canadian|metric|imperial|celsius|fahrenheit|12-hour|"
+    r"24-hour)\b",
     re.I,
 )
 _PROPER = re.compile(
@@ -241,6 +249,8 @@ def values(text: str, said_on: date | None = None, *, line: bool = False) -> lis
     for m in _spans(_SHIFT, text, taken):
         word = (m.group("s") or m.group("t") or "").lower().rstrip("s")
         out.append(Value("shift", m.group("s") or m.group("t") or "", word))
+    for m in _spans(_CONVENTION, text, taken):
+        out.append(Value("convention", m.group(0), m.group(0).lower()))
     for m in _spans(_WEEKDAY, text, taken):
         out.append(Value("weekday", m.group(0), _FULL_DAY.get(m.group("d").lower(), "")))
     for m in _spans(_ORDINAL, text, taken):
@@ -395,8 +405,8 @@ def revise(fact: str, files: Lines) -> list[Revision]:
     anchors = _anchored(text, files)
     mine = values(text, said_on)
     found = _replaced(text, anchors, mine) or _respelled(text, files, mine)
-    if found is None and not anchors and _OWNED.search(text):
-        found = _bare(text, files, mine)
+    if found is None and not anchors:
+        found = _bare(text, files, said_on)
     if found is not None:
         kind, old, new = found
         return [Revision(kind, old, new, _quote(words))]
@@ -496,21 +506,32 @@ def _respelled(text: str, files: Lines, mine: list[Value]) -> tuple[str, str, st
     return kind, line, _swap(line, old, new)
 
 
-def _bare(text: str, files: Lines, mine: list[Value]) -> tuple[str, str, str] | None:
-    """A value said alone with a cue owning a mistake ("Three, sorry!", "sorry i meant thursday"):
-    the one line of memory holding a value of its type."""
-    if _content(text) - {fold(v.text) for v in mine} or len(mine) != 1 or _OTHER.search(text):
+def _bare(text: str, files: Lines, said_on: date | None) -> tuple[str, str, str] | None:
+    """A value said alone in its sentence with a cue owning a mistake ("Three, sorry!", "sorry i
+    meant thursday", "New date is 31 December"): the one line of memory holding a value of its
+    type."""
+    found = []
+    for sentence in _sentences(text):
+        mine = values(sentence, said_on)
+        if not _OWNED.search(sentence) or len(mine) != 1 or _OTHER.search(sentence):
+            continue
+        if _content(sentence) - _content(mine[0].text):
+            continue  # other words: what they say is not known
+        at = sentence.find(mine[0].text)
+        if re.search(
+            r"\b(?:i'?m|i am|we'?re|we are)\s+(?:now\s+|only\s+|just\s+)?$", sentence[:at], re.I
+        ):
+            continue  # "I'm 40, sorry": the user's own age or state, not the line's count
+        found += [
+            (kind, line, pair)
+            for kind, lines in files.items()
+            for line in lines
+            if not _PERMANENT.match(line)
+            for pair in _new_values(line, mine)
+        ]
+    if len(found) != 1:
         return None
-    hits = [
-        (kind, line, pair)
-        for kind, lines in files.items()
-        for line in lines
-        if not _PERMANENT.match(line)
-        for pair in _new_values(line, mine)
-    ]
-    if len(hits) != 1:
-        return None
-    kind, line, (old, new) = hits[0]
+    kind, line, (old, new) = found[0]
     return kind, line, _swap(line, old, new)
 
 
