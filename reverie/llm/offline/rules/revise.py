@@ -35,7 +35,7 @@ from datetime import date
 
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
-from ..kinds import _english_words, fold, given_name, known_language, known_place
+from ..kinds import fold, given_name, known_language, known_place, noun
 from .lexicon import TECH
 from .values import is_tech
 
@@ -315,14 +315,12 @@ def _kinds_of_name(value: str, *, opens: bool) -> list[str]:
         )
         if known
     ]
-    if value.lower() in _english_words() or re.search(r"['’]s$", value):
+    if noun(value.lower()) or re.search(r"['’]s$", value):
         return kinds  # "Heat", "Tomorrow's": words before they are names of tools
     return kinds or (["tech"] if is_tech(value) else [])
 
 
 def _english(word: str) -> bool:
-    from ..kinds import noun
-
     return noun(word) or word.lower() in _STOP
 
 
