@@ -253,6 +253,11 @@ UNCHANGED = [
         "the friday demo moves to 10am",
         files(memory=["Team cadence: demo on Thursdays at 3pm"]),
     ),
+    # a plain decision about another thing named by its code
+    (
+        "we decided to use Redis for service s2",
+        files(memory=["Decided: use PostgreSQL for service s1"]),
+    ),
     # a tool that is also a town's name is no new home
     ("we switched to Vite when we moved to Leeds", files(user=["Lives in Leeds"])),
     # a value said alone, but of the user ("I'm 40"), or beside other words, or in two lines

@@ -49,7 +49,7 @@ _MAX_WORDS = 400
 _CUE = re.compile(
     r"\b(?:now|any ?more|no longer|actually|sorry|i meant|meant|wait|oops|typo|correction|"
     r"update|moved|moving|switched|switching|changed|change of plan|upgraded|migrated|"
-    r"migrating|bumped|went with|going with|voted|decided|instead|extended|extension|pushed|"
+    r"migrating|bumped|instead|extended|extension|pushed|"
     r"slipped|postponed|rescheduled|new (?:date|time|deadline)|from now on|these days|nowadays|"
     r"stopped|quit|gave up|given up|scratch|forget|ignore|turns out|turned out|wrong|sold|"
     r"dropped|ditched|got rid of|put \w+(?: \w+)? back|make that|not \w+ but|double [a-z]|"
@@ -202,6 +202,9 @@ _SHIFT = re.compile(
     r"\b(?:works?|working|on|doing) (?P<t>days|nights|evenings|mornings)\b",
     re.I,
 )
+#: A short code naming one of several things ("service s1", "room B12"): another code, another
+#: thing.
+_LABEL = re.compile(r"\b(?-i:[A-Za-z]{1,3})\d{1,3}\b(?![.:])")
 #: How the user wants things measured or spelled ("British spelling", "metric").
 _CONVENTION = re.compile(
     r"\b(?:american|british|australian|canadian|metric|imperial|celsius|fahrenheit|12-hour|"
@@ -249,6 +252,8 @@ def values(text: str, said_on: date | None = None, *, line: bool = False) -> lis
     for m in _spans(_SHIFT, text, taken):
         word = (m.group("s") or m.group("t") or "").lower().rstrip("s")
         out.append(Value("shift", m.group("s") or m.group("t") or "", word))
+    for m in _spans(_LABEL, text, taken):
+        out.append(Value("label", m.group(0), m.group(0).lower()))
     for m in _spans(_CONVENTION, text, taken):
         out.append(Value("convention", m.group(0), m.group(0).lower()))
     for m in _spans(_WEEKDAY, text, taken):
@@ -285,9 +290,11 @@ def _named(text: str, taken: list[tuple[int, int]], *, line: bool) -> list[Value
     for m in _spans(_PROPER, text, taken):
         value = m.group("v").rstrip(".")
         at_start = m.start() == 0 or bool(re.search(r"[.!?]\s*$", text[: m.start()]))
-        out += [
-            Value(k, value, fold(value)) for k in _kinds_of_name(value, opens=at_start and not line)
-        ]
+        kinds = _kinds_of_name(value, opens=at_start and not line)
+        if not kinds and " " in value:  # "Uses Python", "Moved Leeds": the name is the second
+            value = value.split(" ", 1)[1]
+            kinds = _kinds_of_name(value, opens=False)
+        out += [Value(k, value, fold(value)) for k in kinds]
     for m in _spans(_LOWER_TECH, text, taken):
         value = m.group("v")
         # in lower case only a technology the lexicon names ("heroku", "mongo"), a domain
