@@ -283,6 +283,21 @@ def test_a_message_without_a_cue_gives_no_revise_fact() -> None:
     assert fact == "Revise[2027-01-04]: retro moved to Mondays"
 
 
+def test_damaged_revise_facts_change_nothing_and_raise_nothing() -> None:
+    """A fact line damaged in history (an impossible date, no words, control characters, a huge
+    run) is read as far as it can be, never an error."""
+    memory = files(memory=["Team cadence: retro every Friday"])
+    got = revise.revise("Revise[2027-13-45]: retro moved to Mondays", memory)
+    assert [(r.kind, r.old, r.new) for r in got] == [
+        ("MEMORY", "Team cadence: retro every Friday", "Team cadence: retro every Monday")
+    ]
+    assert revise.revise("Revise: ", memory) == []
+    huge = revise.revise("Revise: " + "\udcff retro moved to \x00 Mondays " * 500, memory)
+    assert [r.new for r in huge] == ["Team cadence: retro every Monday"]
+    assert revise.revise("Gone: home", memory) == []
+    assert revised("retro moved to Mondays", files()) == []
+
+
 # -- through a real Dream, one per class: the old line in the archive, where why finds it, with
 # the new line in the old one's wording, or the user's words as the reason it left
 DREAMED = [

@@ -402,8 +402,8 @@ def revise(fact: str, files: Lines) -> list[Revision]:
     m = REVISE.match(fact)
     if not m:
         return []
-    words = m.group("w")
-    said_on = date.fromisoformat(m.group("d")) if m.group("d") else None
+    words = m.group("w")[:_MAX_WORDS]  # a fact line from history is read no further than said
+    said_on = _day(m.group("d"))
     text = " ".join(s for s in _sentences(words) if not _UNSAID.search(s))
     if not text or not _CUE.search(text):
         return []
@@ -412,11 +412,19 @@ def revise(fact: str, files: Lines) -> list[Revision]:
     found = _replaced(text, anchors, mine) or _respelled(text, files, mine)
     if found is None and not anchors:
         found = _bare(text, files, said_on)
-    if found is not None:
+    if found is not None and found[1] != found[2]:
         kind, old, new = found
         return [Revision(kind, old, new, _quote(words))]
     ended = _retired(text, anchors)
     return [Revision(ended[0], ended[1], None, _quote(words))] if ended else []
+
+
+def _day(stamp: str | None) -> date | None:
+    """The day a fact line was dated with; a damaged stamp dates nothing (never an error)."""
+    try:
+        return date.fromisoformat(stamp) if stamp else None
+    except ValueError:
+        return None
 
 
 def _quote(words: str) -> str:
@@ -581,6 +589,8 @@ def _takes_back(clause: str, shared: set[str]) -> bool:
 def _swap(line: str, old: Value, new: Value) -> str:
     """The line with the old value replaced by the new one, said as the line says it."""
     at = line.find(old.text)
+    if at < 0:
+        return line  # never: a value is read from the line itself (unchanged: no revision)
     render = _RENDER.get(new.type, _as_written)(old, new)
     return line[:at] + render + line[at + len(old.text) :]
 
