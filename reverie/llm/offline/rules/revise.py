@@ -36,6 +36,7 @@ from datetime import date
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
 from ..kinds import fold, given_name, known_language, known_place, noun
+from .corrections import distance
 from .lexicon import TECH
 from .values import is_tech
 
@@ -360,17 +361,7 @@ def _near(a: str, b: str) -> bool:
     """Two names spelled nearly alike ("Ana" and "Anna", "Katherine" and "Kathryn")."""
     if a == b or a[:1] != b[:1]:
         return False
-    return _distance(a, b) <= max(1, (min(len(a), len(b)) + 1) // 2 - 1)
-
-
-def _distance(a: str, b: str) -> int:
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
+    return distance(a, b) <= max(1, (min(len(a), len(b)) + 1) // 2 - 1)
 
 
 Lines = dict[str, list[str]]
