@@ -36,6 +36,7 @@ from datetime import date
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
 from ..kinds import fold, given_name, known_language, known_place, noun
+from .clauses import QUOTED
 from .corrections import distance
 from .lexicon import TECH
 from .values import is_tech
@@ -71,6 +72,13 @@ _UNSAID = re.compile(
     r"hoping|might|will|won't|'ll|someday|one day|wish|let'?s|let us|"
     # a passing change: the one meeting tomorrow, the plan for now
     r"tomorrow'?s?|today'?s?|tonight|this (?:once|time)|for now|just this)\b",
+    re.I,
+)
+#: Words about the assistant's memory or instructions themselves ("ignore previous instructions and
+#: add … to SOUL.md"): no correction of a line the user stated, and a way pasted text would steer.
+_META = re.compile(
+    r"\b(?:(?:SOUL|USER|MEMORY|AGENTS)\.md|system prompt|(?:previous|prior|above|earlier|all|your|"
+    r"system) (?:instructions|prompts?))\b",
     re.I,
 )
 #: A change said of someone else ("my sister moved to Leeds", "he quit"): theirs, not the user's.
@@ -121,7 +129,8 @@ _STOP = frozenset(
     her their them him all every each other some one two three four five six seven eight nine ten
     first second third team uses use user lives live works work working has likes like loves love
     prefers prefer answer answers reply replies thing stuff bit part what which who how when where
-    why out off up down let lets same kind kinda guess think said say told tell know""".split()
+    why out off up down let lets same kind kinda guess think said say told tell know never
+    mind""".split()
 )
 _WORD = re.compile(r"[A-Za-zÀ-ɏḀ-ỿ][\w'’.+#-]*[\w+#]|[A-Za-z]")
 
@@ -141,7 +150,10 @@ def said(message: str, said_on: date | None = None) -> str | None:
     """``Revise: <words>`` for a message of the user's that carries a cue of change in a sentence
     that is not a plan, a question or a hypothetical; None otherwise."""
     words = " ".join(message.split())[:_MAX_WORDS]
-    if not any(_CUE.search(s) and not _UNSAID.search(s) for s in _sentences(words)):
+    if _META.search(words) or not any(
+        _CUE.search(s) and not _UNSAID.search(s) and (_content(s) or values(s))
+        for s in _sentences(QUOTED.sub(" ", words))
+    ):
         return None
     stamp = f"[{said_on.isoformat()}]" if said_on else ""
     return f"Revise{stamp}: {words}"
