@@ -186,7 +186,8 @@ class MemoryVerbs:
     ) -> list[MemoryItem]:
         """Search memory as a model should be handed it: Recall's hits made clean (no internal
         marks, no raw dumps), never the assistant's own replies, the conversation in progress
-        (``session_key``'s messages still in its session file) or the question itself; each a
+        (``session_key``'s messages still in its session file), never hiding a stored memory that
+        says exactly what the query says; each a
         ``MemoryItem`` with its id and an absolute ``score`` (the share of the query's words it
         holds, 0 to 1, a word naming a category of fact held by a line of it:
         ``reverie.recall.categories``; ``threshold`` keeps those at or above it). ``kinds``,
