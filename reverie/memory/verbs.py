@@ -22,6 +22,7 @@ from ..errors import CommandError
 from .checks import (
     check_chat,
     check_filters,
+    check_key,
     check_limit,
     check_metadata,
     check_size,
@@ -226,7 +227,7 @@ class MemoryVerbs:
         check_text("query", query)
         check_limit("limit", limit)
         if session_key is not None:
-            check_text("session_key", session_key)
+            check_key("session_key", session_key)
         if threshold is not None and (
             isinstance(threshold, bool)
             or not isinstance(threshold, int | float)

@@ -76,6 +76,7 @@ import orjson
 
 from ..errors import SessionError
 from ..text.dates import parse_timestamp
+from ..text.safety import printable, unusable_key
 from .fsutil import atomic_write, open_for_write
 from .history import repair_torn_tail, write_all
 from .locking import Lock, lock_path
@@ -377,8 +378,9 @@ class SessionStore:
         """The file of ``key``: nanobot's name for it; a hashed variant when another key already
         owns that name; the file written under Reverie's earlier naming when only that one exists.
         """
-        if not isinstance(key, str) or not key:
-            raise SessionError(f"a session key must be a non-empty string, not {key!r}")
+        why = unusable_key(key)
+        if why is not None:
+            raise SessionError(f"session key {printable(repr(key))[:80]} {why}")
         stem = safe_filename(key)
         # Through Workspace.resolve: a sessions/ directory or file symlinked out of the workspace is
         # refused.
