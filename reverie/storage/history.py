@@ -24,8 +24,10 @@ Durability and recovery:
   reused cursor. The scan reads every ``"cursor": <n>`` key in the file (at most 18 digits), so a
   line readers skip can only make the next cursor larger, never smaller. Only the bytes appended
   since the last scan are read: this instance's, or the checkpoint in ``history.jsonl.maxcursor``
-  (``inode offset max digest-of-the-32-bytes-before-offset``, a hint rewritten after each MiB
-  scanned), trusted only while the file's inode and those bytes are unchanged. ``.cursor`` is
+  (``inode offset max digest-of-the-bytes-before-offset late-offsets digest-of-the-line``, a hint
+  rewritten after each 64 KiB scanned and whenever a late line is found), trusted only while the
+  file's inode and those bytes are unchanged. The scan also notes the late lines (a cursor key not
+  above every one before it): ``read_since`` bisects the others and steps over those. ``.cursor`` is
   updated in place without fsync: it is a hint.
 - A crash mid-append can leave a torn tail (a last line without ``\\n``). The next append repairs it
   first: a complete JSON object just gets its newline; anything else moves to ``history.jsonl.torn``
