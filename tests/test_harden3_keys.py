@@ -1,5 +1,5 @@
 """A session key is one line of valid text, checked once (``reverie.text.safety.unusable_key``)
-wherever a key comes in: ``Memory.remember``/``record``/``search_memory``/``messages``, history's
+wherever a key comes in: ``Memory.remember``/``record``/``search_memory``, a new session, history's
 appends, the session files, the command line. A NUL, an escape sequence, a tab or newline or a lone
 surrogate is refused in one line naming the argument and the character; nothing is written."""
 
@@ -32,8 +32,6 @@ def _refused_everywhere(memory: reverie.Memory, key: str) -> None:
         lambda: memory.remember("I like tea", session_key=key),
         lambda: memory.record(key, [{"role": "user", "content": "hello"}]),
         lambda: memory.search_memory("tea", session_key=key),
-        lambda: memory.messages(key),
-        lambda: memory.pop_message(key),
         lambda: store.append_history("I like tea", session_key=key),
         lambda: memory.runtime.sessions.get_or_create(key),
     ]

@@ -478,6 +478,7 @@ class Memory(MemoryVerbs):
     def record(
         self, session_key: str, messages: Sequence[dict[str, Any]], *, consolidate: bool = True
     ) -> ConsolidationResult:
+        check_key("session_key", session_key)
         return run_sync(self._record(session_key, messages, consolidate), "arecord")
 
     def pop_message(self, session_key: str) -> dict[str, Any] | None:

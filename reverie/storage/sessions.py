@@ -378,9 +378,8 @@ class SessionStore:
         """The file of ``key``: nanobot's name for it; a hashed variant when another key already
         owns that name; the file written under Reverie's earlier naming when only that one exists.
         """
-        why = unusable_key(key)
-        if why is not None:
-            raise SessionError(f"session key {printable(repr(key))[:80]} {why}")
+        if not isinstance(key, str) or not key:
+            raise SessionError(f"a session key must be a non-empty string, not {key!r}")
         stem = safe_filename(key)
         # Through Workspace.resolve: a sessions/ directory or file symlinked out of the workspace is
         # refused.
@@ -430,6 +429,11 @@ class SessionStore:
         path = self.path_for(key)
         session = self.load(path)
         if session is None:
+            # a new session: its key is one clean line (another agent's file may hold any key,
+            # and is still read by it)
+            why = unusable_key(key)
+            if why is not None:
+                raise SessionError(f"session key {printable(repr(key))[:80]} {why}")
             return Session(key=key, path=path)
         if session.key not in (key, clean_text(key)):
             log.warning("%s: metadata names key %r, opened as %r", path, session.key, key)
