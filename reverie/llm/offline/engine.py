@@ -52,6 +52,7 @@ from .rules import (
     strip_instead,
     value_words,
 )
+from .rules import revise as _revise
 
 __all__ = ["respond", "OFFLINE_REPLY"]
 
@@ -177,20 +178,30 @@ def _transcript(text: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def _user_facts(text: str) -> list[Fact]:
+def _user_facts(text: str, *, revising: bool = False) -> list[Fact]:
     """Facts from the USER lines only: tool output, web pages and other people are data, never a
-    source."""
+    source. ``revising``: a message said with a cue of change also gives its ``Revise:`` fact,
+    read against memory by Dream (``rules.revise``)."""
     facts: list[Fact] = []
     seen: set[str] = set()
     for ts, role, content in _transcript(text):
         if role != "USER":
             continue
-        for fact in extract_facts(content[:_MAX_MESSAGE_CHARS], parse_day(ts)):
+        said = extract_facts(content[:_MAX_MESSAGE_CHARS], parse_day(ts))
+        if revising:
+            said += _revising(content)
+        for fact in said:
             key = normalize(fact.text)
             if key not in seen:
                 seen.add(key)
                 facts.append(fact)
     return facts
+
+
+def _revising(message: str, said_on: date | None = None) -> list[Fact]:
+    """The message's ``Revise:`` fact, when it carries a cue of change (``rules.revise``)."""
+    fact = _revise.said(message[:_MAX_MESSAGE_CHARS], said_on)
+    return [Fact(fact, "correction")] if fact else []
 
 
 def _conversation(user: str) -> str:
@@ -209,7 +220,7 @@ def _archive(user: str) -> str:
     sections = p.parse_sections(user)
     conversation = _conversation(user)
     known = {normalize(f.text) for f in _user_facts(sections.get(p.SECTION_CONTEXT, ""))}
-    facts = [f for f in _user_facts(conversation) if normalize(f.text) not in known]
+    facts = [f for f in _user_facts(conversation, revising=True) if normalize(f.text) not in known]
     lines = [f"- [{f.mark}] {f.text}" for f in facts] or [p.NOTHING]
     unsure = any(
         role == "USER" and leaves_unsure(content[:_MAX_MESSAGE_CHARS])
@@ -275,12 +286,17 @@ def _entry_facts(entry: str, said_on: date | None) -> list[Fact]:
         if role in _USER_ROLES:
             text = _BULLET.sub("", text)[:_MAX_MESSAGE_CHARS]
             facts.extend(extract_facts(text, day))
+            facts.extend(_revising(text, day))
     return facts
 
 
 def _fact_line(text: str, mark: str, said_on: date | None) -> list[Fact]:
     """A fact line from the archiver: its date made absolute; a free phrasing ("User moved from
     Lisbon to Porto") put in the engine's template when it is understood, else kept as written."""
+    if _revise.REVISE.match(text):  # the words themselves, dated by the entry they were said in
+        words = _revise.REVISE.match(text)
+        assert words is not None
+        return _revising(words.group("w"), said_on) or [Fact(text, mark)]
     fact, old = p.split_replaces(text)
     if not is_canonical(fact):
         understood = extract_facts(fact, said_on)
@@ -297,11 +313,14 @@ def _fact_line(text: str, mark: str, said_on: date | None) -> list[Fact]:
     return [Fact(p.with_replaces(fact, old) if old else fact, mark)]
 
 
-def _file_lines(body: str) -> list[str]:
-    """A file section's fact lines as they stand (bullet and age suffix removed)."""
+def _file_lines(body: str, *, items: bool = False) -> list[str]:
+    """A file section's fact lines as they stand (bullet and age suffix removed); ``items``: the
+    list items only."""
     lines = []
     for line in body.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if items and not _BULLET.match(line):
             continue
         lines.append(_BULLET.sub("", p.strip_age(line.rstrip())[0]).strip())
     return lines
@@ -314,8 +333,12 @@ def _dream_analyze(user: str) -> str:
     sections = p.parse_sections(user)
     files = {kind: _file_lines(sections.get(path, "")) for kind, path in FILES.items()}
     findings: Findings = {}
+    revisions: list[str] = []
     for fact in _batch_facts(sections.get(p.SECTION_BATCH, "")):
         if fact.mark == "skip":
+            continue
+        if _revise.REVISE.match(fact.text):
+            revisions.append(fact.text)  # read last: a rule of the sentence's shape goes first
             continue
         said, named = p.split_replaces(fact.text)
         if said.startswith("Gone: "):  # an attribute ended: the one line stating it, retired
@@ -326,7 +349,52 @@ def _dream_analyze(user: str) -> str:
             _removed(said, files, findings)
         else:
             _stated(fact, said, named, files, findings)
+    # only the files' list items: a paragraph of prose (the template's own) is no fact to revise
+    items = {kind: _file_lines(sections.get(path, ""), items=True) for kind, path in FILES.items()}
+    for said in revisions:
+        _revised(said, items, findings)
     return "\n".join(_unreplaced(findings).values()) if findings else "[SKIP]"
+
+
+def _revised(said: str, files: dict[str, list[str]], findings: Findings) -> None:
+    """A ``Revise:`` fact: the one line of memory it changes or retires (``rules.revise``), unless
+    a finding of this batch already does; a new value another finding writes as its own line
+    retires the old line instead (the new line supersedes it, one change)."""
+    touched = _touched(findings)
+    for r in _revise.revise(said, files):
+        if normalize(r.old) in touched:
+            continue
+        new = r.new
+        if new is not None and (
+            normalize(new) in touched
+            or any(normalize(ln) == normalize(new) for ln in files[r.kind])
+        ):
+            new = None
+        if new is None:
+            why = f'superseded, the user said: "{r.words}"'
+            findings[("REMOVE", normalize(r.old))] = (
+                f"[FILE-REMOVE] {p.removal_text(FILES[r.kind], r.old, why)}"
+            )
+        else:
+            findings[(r.kind, f"revise:{normalize(r.old)}")] = (
+                f"[{r.kind}] {p.with_replaces(new, r.old)}"
+            )
+        touched |= {normalize(r.old)}
+
+
+def _touched(findings: Findings) -> set[str]:
+    """The lines this batch's findings already write, replace or remove (normalised)."""
+    out: set[str] = set()
+    for key, finding in findings.items():
+        if key[0] == "REMOVE":
+            out.add(key[1])
+            continue
+        parsed = p.parse_finding_line(finding)
+        if parsed:
+            new, old = p.split_replaces(parsed[1])
+            out.add(normalize(new))
+            out |= {normalize(old)} if old else set()
+    return out
 
 
 def _corrected(said: str, files: dict[str, list[str]], findings: Findings) -> None:

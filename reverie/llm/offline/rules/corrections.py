@@ -22,7 +22,7 @@ from .core import USER, Filling, change, rule, rules_of
 from .phrases import NAME
 from .values import is_language, is_name, is_place, is_role, is_tech, is_tool
 
-__all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all"]
+__all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all", "distance"]
 
 #: Words that make a message a correction of something said before.
 _CUE = re.compile(
@@ -574,10 +574,10 @@ def _meant(line: str, value: str, said: list[str]) -> bool:
         return True
     a, b = fold(old), fold(value)
     short = len(a) >= 3 and len(a.split()) == len(b.split()) == 1 and b.startswith(a)
-    return a == b or short or (len(a) >= 3 and _distance(a, b) <= max(1, len(a) // 2))
+    return a == b or short or (len(a) >= 3 and distance(a, b) <= max(1, len(a) // 2))
 
 
-def _distance(a: str, b: str) -> int:
+def distance(a: str, b: str) -> int:
     """Edit distance (insert, delete, substitute) of two short words."""
     row = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):

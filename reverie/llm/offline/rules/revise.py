@@ -1,0 +1,634 @@
+"""Corrections read against memory: the old line is the template.
+
+A correction names what it changes by the words of the line it changes, however it is phrased:
+"retro moved to Mondays" changes ``Team cadence: retro every second Friday``, "I stopped keto"
+ends ``Diet: keto``, "we finished migrating off heroku, everythings on fly.io now" changes
+``Uses Heroku``. No rule of the sentence's shape is needed; what is needed is the line.
+
+A message said with a cue of change (``cue``: "now", "moved", "switched", "sorry", "turns out",
+"forget" …) is kept as a ``Revise: <the words>`` fact (``said``). Dream's analysis (``engine``)
+then reads it against the lines already in memory (``revise``):
+
+1. Its **anchor**: the lines that share a content word or name with the message (folded and
+   crudely stemmed; "mongo" finds ``MongoDB``; a name spelled nearly alike finds the name).
+   A word several lines share anchors nothing.
+2. A **new value of the same type** as a value of the anchored line: a weekday, a time, a date,
+   a number or count word (a version), an ordinal, a shift, a language, a place the gazetteer
+   knows, a given name, a tool or technology. The line is rewritten in its own wording, the old
+   value swapped for the new one (``Team cadence: retro every second Monday``).
+3. Failing that, a **retraction** of the anchor in its own clause ("stopped", "not … anymore",
+   "turns out it wasn't", "forget the bullets", "put calories back in" for a line that forbids
+   them): the line is retired.
+
+Exactly one line and exactly one new value of its type, else nothing (unsure: both stay). Never a
+permanent fact (birthplace, origin), never a change said about someone else, never a plan, a
+question or a hypothetical. The old line leaves with the user's words as its reason, into the
+archive where ``why`` finds it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+from ..dates import DATE_PHRASE
+from ..dates import resolve as resolve_date
+from ..kinds import fold, given_name, known_language, known_place, noun
+from .corrections import distance
+from .lexicon import TECH
+from .values import is_tech
+
+__all__ = ["REVISE", "said", "revise", "Revision"]
+
+#: The fact a message with a cue of change gives: its words, read against memory by ``revise``.
+REVISE = re.compile(r"^Revise(?:\[(?P<d>\d{4}-\d{2}-\d{2})\])?: (?P<w>.+)$", re.S)
+_MAX_WORDS = 400
+
+#: A cue that something said before changed or was wrong.
+_CUE = re.compile(
+    r"\b(?:now|any ?more|no longer|actually|sorry|i meant|meant|wait|oops|typo|correction|"
+    r"update|moved|moving|switched|switching|changed|change of plan|upgraded|migrated|"
+    r"migrating|bumped|instead|extended|extension|pushed|"
+    r"slipped|postponed|rescheduled|new (?:date|time|deadline)|from now on|these days|nowadays|"
+    r"stopped|quit|gave up|given up|scratch|forget|ignore|turns out|turned out|wrong|sold|"
+    r"dropped|ditched|got rid of|put \w+(?: \w+)? back|make that|not \w+ but|double [a-z]|"
+    r"with (?:an? |one |two )?[a-z]'?s?)\b",
+    re.I,
+)
+#: A cue strong enough for a bare value ("Three, sorry!", "sorry i meant thursday"): the
+#: message owns a mistake.
+_OWNED = re.compile(
+    r"\b(?:sorry|i meant|meant|oops|typo|correction|wait|actually|make that|i mean|"
+    r"new (?:date|deadline|time)|extension)\b",
+    re.I,
+)
+#: A plan, a question, a wish or a condition: what it says has not changed.
+_UNSAID = re.compile(
+    r"\?|\b(?:should|shall|might|may be|maybe|perhaps|could|would|if|whether|thinking (?:of|"
+    r"about)|considering|plan(?:ning)? to|planned|going to|gonna|want to|wanna|hope to|"
+    r"hoping|might|will|won't|'ll|someday|one day|wish|let'?s|let us|"
+    # a passing change: the one meeting tomorrow, the plan for now
+    r"tomorrow'?s?|today'?s?|tonight|this (?:once|time)|for now|just this)\b",
+    re.I,
+)
+#: A change said of someone else ("my sister moved to Leeds", "he quit"): theirs, not the user's.
+_OTHER = re.compile(
+    r"\b(?:(?:my|our|his|her|their) (?:sister|brother|mum|mom|mother|dad|father|parents?|"
+    r"friends?|boss|manager|colleagues?|coworkers?|cousins?|aunt|uncle|neighbou?rs?|flatmates?|"
+    r"roommates?|grand\w+|in-laws?|wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|"
+    r"children|niece|nephew)|he|she)\b",
+    re.I,
+)
+#: Said to be over, wrong, or taken back, of the thing named right after it ("I stopped keto",
+#: "it wasn't lactose", "forget the bullets"): the anchored line is retired.
+_RETRACT = re.compile(
+    r"\b(?:stopped|quit|gave up(?: on)?|given up(?: on)?|no more|wasn'?t|isn'?t|was wrong about|"
+    r"were wrong about|forget|scratch|ignore|drop(?:ped)?|ditched|sold|got rid of|"
+    r"(?:moved|moving|migrated|migrating|switched|came|got) off)\b"
+    r"(?P<rest>(?:\s+(?:the|my|our|a|an|that|this|it|all|about|with|on|eating|doing|using|"
+    r"drinking|taking|having|actually|really|even))*\s+(?P<w>[\w'’.+#-]+))",
+    re.I,
+)
+#: Said to be over after the thing ("not at Continente anymore", "no longer vegan").
+_OVER = re.compile(r"\b(?:any ?more|no longer)\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|no longer|no|never)\b|n't\b", re.I)
+#: "you can put calories back in": a line that forbade a thing, lifted.
+_BACK = re.compile(r"\bput (?:the |my )?(?P<w>\w+(?: \w+)?) back\b", re.I)
+_NEGATIVE_LINE = re.compile(r"^(?:Never|Don'?t|Do not|No |Avoid|Skip|Leave out|Without)\b", re.I)
+#: Lines no change reaches: where the user was born or is from stays true.
+_PERMANENT = re.compile(
+    r"^(?:Was born|Born|Is from|Comes from|Originally from|Grew up|Nationality|Birthplace|"
+    r"Hometown|Is (?:a )?native)\b",
+    re.I,
+)
+_CLAUSE = re.compile(r"[,.;!?:()—–]+|\s+-\s+|\bbut\b|\band\b", re.I)
+
+#: Words that anchor nothing: function words, the cue words, and what every line says.
+_STOP = frozenset(
+    """a an the and or but so to of in on at for from with by as is are was were be been being am
+    i me my mine we us our ours you your it its it's that this these those there here then than
+    just also still too very really now not no any anymore more longer actually sorry meant mean
+    wait oops typo correction update moved moving switched switching changed change plan upgraded
+    migrated migrating bumped went going voted decided instead extended extension pushed slipped
+    postponed rescheduled new date time deadline from on these days nowadays stopped quit gave
+    given up scratch forget ignore turns turned out wrong sold dropped ditched got rid put back
+    make that did does do don't doesn't have has had will would can could should shall may might
+    ok okay oh ah hey hi yeah yes nah nope well lol haha btw fyi pls please thanks thank since
+    last week month today yesterday tomorrow ago before after again about into over finally
+    officially fine is isn't wasn't i'm im we're were i've ive we've weve i'd id he she they his
+    her their them him all every each other some one two three four five six seven eight nine ten
+    first second third team uses use user lives live works work working has likes like loves love
+    prefers prefer answer answers reply replies thing stuff bit part what which who how when where
+    why out off up down let lets same kind kinda guess think said say told tell know""".split()
+)
+_WORD = re.compile(r"[A-Za-zÀ-ɏḀ-ỿ][\w'’.+#-]*[\w+#]|[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class Revision:
+    """What a message does to memory: the old line, in its file, replaced or retired."""
+
+    kind: str  # USER | SOUL | MEMORY
+    old: str
+    new: str | None  # the line in its own wording with the new value; None: retired
+    words: str  # the user's words, the reason it leaves
+
+
+# -- the fact a message gives --------------------------------------------------------------------
+def said(message: str, said_on: date | None = None) -> str | None:
+    """``Revise: <words>`` for a message of the user's that carries a cue of change in a sentence
+    that is not a plan, a question or a hypothetical; None otherwise."""
+    words = " ".join(message.split())[:_MAX_WORDS]
+    if not any(_CUE.search(s) and not _UNSAID.search(s) for s in _sentences(words)):
+        return None
+    stamp = f"[{said_on.isoformat()}]" if said_on else ""
+    return f"Revise{stamp}: {words}"
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
+
+
+# -- values by type -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Value:
+    type: str
+    text: str  # as written
+    key: str  # comparison key
+
+
+_WEEKDAY = re.compile(
+    r"\b(?P<d>mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:days?)?\b(?!-)", re.I
+)
+_FULL_DAY = {
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "wed": "wednesday",
+    "wednes": "wednesday",
+    "thu": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+    "sat": "saturday",
+    "satur": "saturday",
+    "sun": "sunday",
+}
+_TIME = re.compile(
+    r"\b(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)|\b(?P<h2>\d{1,2}):"
+    r"(?P<m2>\d{2})\b|(?<=\bat )(?P<h3>\d{1,2})(?![\d:.]|\s*(?:am|pm|a\.m|p\.m))",
+    re.I,
+)
+_DATE = re.compile(rf"\b(?:{DATE_PHRASE})\b", re.I)
+_COUNTS = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+_NUMBER = re.compile(
+    r"(?<![\w.:/-])(?P<n>\d+(?:\.\d+)*|zero|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve)(?![\w:/]|\.\d|-year-old)",
+    re.I,
+)
+_ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
+_ORDINAL = re.compile(
+    r"\b(?P<n>\d{1,2})(?:st|nd|rd|th)\b|\b(?P<w>first|second|third|fourth|fifth|sixth|seventh|"
+    r"eighth|ninth|tenth)\b",
+    re.I,
+)
+_SHIFT = re.compile(
+    r"\b(?P<s>day|night|evening|morning|early|late|graveyard)s?(?=\s+shifts?\b)|"
+    r"\b(?:works?|working|on|doing) (?P<t>days|nights|evenings|mornings)\b",
+    re.I,
+)
+#: A short code naming one of several things ("service s1", "room B12"): another code, another
+#: thing.
+_LABEL = re.compile(r"\b(?-i:[A-Za-z]{1,3})\d{1,3}\b(?![.:])")
+#: How the user wants things measured or spelled ("British spelling", "metric").
+_CONVENTION = re.compile(
+    r"\b(?:american|british|australian|canadian|metric|imperial|celsius|fahrenheit|12-hour|"
+    r"24-hour)\b",
+    re.I,
+)
+_PROPER = re.compile(
+    r"(?<![\w'’.])(?P<v>(?-i:[A-ZÀ-Þ])[\w'’.+#-]*[\w+#](?: (?-i:[A-ZÀ-Þ])[\w'’.+#-]*[\w+#])?)"
+)
+_LOWER_TECH = re.compile(r"(?<![\w'’.])(?P<v>[a-z][\w+#-]*(?:\.(?:io|js|app|dev|sh|net|com))?)\b")
+
+
+def _spans(
+    pattern: re.Pattern[str], text: str, taken: list[tuple[int, int]]
+) -> list[re.Match[str]]:
+    out = []
+    for m in pattern.finditer(text):
+        if any(m.start() < b and a < m.end() for a, b in taken):
+            continue
+        out.append(m)
+        taken.append(m.span())
+    return out
+
+
+def values(text: str, said_on: date | None = None, *, line: bool = False) -> list[Value]:
+    """Every typed value of ``text``, in order of type: a value of a wider type inside one of a
+    narrower type is not read twice ("9:45" is a time, not a number)."""
+    taken: list[tuple[int, int]] = []
+    out: list[Value] = []
+    if line:  # a line's first word is its template's ("Uses …", "Favourite …"), no value
+        head = len(text.split(" ", 1)[0])
+        text = " " * head + text[head:]
+    for m in _spans(_DATE, text, taken):
+        # a day said by its month or its digits; a weekday is a weekday, "today" no value
+        # ("3.12" is a version, not the third of December)
+        said = m.group(0)
+        day = resolve_date(said, said_on) if re.search(r"\d", said) else None
+        day = None if re.fullmatch(r"\d{1,2}\.\d{1,2}", said) else day
+        if day is not None and not _WEEKDAY.search(m.group(0)):
+            out.append(Value("date", said, day.isoformat()))
+        else:
+            taken.remove(m.span())
+    for m in _spans(_TIME, text, taken):
+        out.append(Value("time", m.group(0), _clock_key(m)))
+    for m in _spans(_SHIFT, text, taken):
+        word = (m.group("s") or m.group("t") or "").lower().rstrip("s")
+        out.append(Value("shift", m.group("s") or m.group("t") or "", word))
+    for m in _spans(_LABEL, text, taken):
+        out.append(Value("label", m.group(0), m.group(0).lower()))
+    for m in _spans(_CONVENTION, text, taken):
+        out.append(Value("convention", m.group(0), m.group(0).lower()))
+    for m in _spans(_WEEKDAY, text, taken):
+        out.append(Value("weekday", m.group(0), _FULL_DAY.get(m.group("d").lower(), "")))
+    for m in _spans(_ORDINAL, text, taken):
+        n = int(m.group("n")) if m.group("n") else _ORDINALS.index(m.group("w").lower()) + 1
+        out.append(Value("ordinal", m.group(0), str(n)))
+    for m in _spans(_NUMBER, text, taken):
+        said = m.group("n").lower()
+        out.append(Value("number", m.group(0), str(_COUNTS.get(said, said))))
+    out += _named(text, taken, line=line)
+    return out
+
+
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _clock_key(m: re.Match[str]) -> str:
+    hour = int(m.group("h") or m.group("h2") or m.group("h3"))
+    minute = m.group("m") or m.group("m2") or "00"
+    ap = (m.group("ap") or "").lower().replace(".", "")
+    if ap == "pm" and hour < 12:
+        hour += 12
+    if ap == "am" and hour == 12:
+        hour = 0
+    return f"{hour:02d}:{minute}"
+
+
+def _named(text: str, taken: list[tuple[int, int]], *, line: bool) -> list[Value]:
+    """Names: a language, a place, a given name, a tool or technology (lower case only for a
+    technology); a capitalised word that opens a sentence of the message is read only when it is
+    no English word."""
+    out = []
+    for m in _spans(_PROPER, text, taken):
+        value = m.group("v").rstrip(".")
+        at_start = m.start() == 0 or bool(re.search(r"[.!?]\s*$", text[: m.start()]))
+        kinds = _kinds_of_name(value, opens=at_start and not line)
+        if not kinds and " " in value:  # "Uses Python", "Moved Leeds": the name is the second
+            value = value.split(" ", 1)[1]
+            kinds = _kinds_of_name(value, opens=False)
+        out += [Value(k, value, fold(value)) for k in kinds]
+    for m in _spans(_LOWER_TECH, text, taken):
+        value = m.group("v")
+        # in lower case only a technology the lexicon names ("heroku", "mongo"), a domain
+        # ("fly.io") or a word cased like a brand ("iOS")
+        tech = value in TECH or "." in value or bool(re.search("[A-Z]", value))
+        if value not in _STOP and len(value) > 2 and tech:
+            out.append(Value("tech", value, fold(value)))
+    return out
+
+
+def _kinds_of_name(value: str, *, opens: bool) -> list[str]:
+    """The types a capitalised name may be of (a language, a place, a given name), else a tool or
+    technology."""
+    first = value.split()[0]
+    if (opens and _english(first)) or fold(first) in _STOP:
+        return []
+    if value.lower() in TECH:
+        return ["tech"]  # "Vite" is a tool before it is a town
+    kinds = [
+        kind
+        for kind, known in (
+            ("language", known_language(value)),
+            ("place", known_place(value)),
+            ("name", " " not in value and given_name(value)),
+        )
+        if known
+    ]
+    if noun(value.lower()) or re.search(r"['’]s$", value):
+        return kinds  # "Heat", "Tomorrow's": words before they are names of tools
+    return kinds or (["tech"] if is_tech(value) else [])
+
+
+def _english(word: str) -> bool:
+    return noun(word) or word.lower() in _STOP
+
+
+# -- the anchor -----------------------------------------------------------------------------------
+def _stem(word: str) -> str:
+    w = fold(word).strip("'’.-")
+    w = re.sub(r"'s$", "", w)
+    for end in ("ies", "es", "s"):
+        if len(w) > 4 and w.endswith(end) and not w.endswith("ss"):
+            return w[: -len(end)] + ("y" if end == "ies" else "")
+    return w
+
+
+def _content(text: str) -> set[str]:
+    """The words of ``text`` that can anchor: no function or cue word, each stemmed; a hyphened
+    word also by its parts ("second-year" has "year")."""
+    words = _WORD.findall(text)
+    words += [part for w in words if "-" in w for part in w.split("-")]
+    return {s for w in words if len(s := _stem(w)) >= 3 and s not in _STOP and fold(w) not in _STOP}
+
+
+def _shares(word: str, line_words: set[str]) -> bool:
+    """The message's word is one of the line's, or the start of one ("mongo" of "mongodb")."""
+    return word in line_words or any(
+        len(word) >= 4 and lw.startswith(word) and len(lw) - len(word) <= 3 for lw in line_words
+    )
+
+
+def _near(a: str, b: str) -> bool:
+    """Two names spelled nearly alike ("Ana" and "Anna", "Katherine" and "Kathryn")."""
+    if a == b or a[:1] != b[:1]:
+        return False
+    return distance(a, b) <= max(1, (min(len(a), len(b)) + 1) // 2 - 1)
+
+
+Lines = dict[str, list[str]]
+Candidate = tuple[str, str]  # (file kind, line)
+
+
+def _anchored(words: str, files: Lines) -> dict[Candidate, set[str]]:
+    """The lines the message anchors to, each with the words it shares with it: a word shared
+    with exactly one line of memory (a word several lines share anchors nothing)."""
+    mine = _content(words)
+    by_line = {
+        (kind, line): _content(line)
+        for kind, lines in files.items()
+        for line in lines
+        if line.strip() and not _PERMANENT.match(line)
+    }
+    out: dict[Candidate, set[str]] = {}
+    for word in mine:
+        holding = [c for c, lw in by_line.items() if _shares(word, lw)]
+        if len(holding) == 1:
+            out.setdefault(holding[0], set()).add(word)
+    return out
+
+
+# -- what the message does to the line ------------------------------------------------------------
+def revise(fact: str, files: Lines) -> list[Revision]:
+    """The line the ``Revise:`` fact changes, with its new value, or retires; [] when no line, or
+    more than one, or no value, or more than one, could be meant."""
+    m = REVISE.match(fact)
+    if not m:
+        return []
+    words = m.group("w")[:_MAX_WORDS]  # a fact line from history is read no further than said
+    said_on = _day(m.group("d"))
+    text = " ".join(s for s in _sentences(words) if not _UNSAID.search(s))
+    if not text or not _CUE.search(text):
+        return []
+    anchors = _anchored(text, files)
+    mine = values(text, said_on)
+    found = _replaced(text, anchors, mine) or _respelled(text, files, mine)
+    if found is None and not anchors:
+        found = _bare(text, files, said_on)
+    if found is not None and found[1] != found[2]:
+        kind, old, new = found
+        return [Revision(kind, old, new, _quote(words))]
+    ended = _retired(text, anchors)
+    return [Revision(ended[0], ended[1], None, _quote(words))] if ended else []
+
+
+def _day(stamp: str | None) -> date | None:
+    """The day a fact line was dated with; a damaged stamp dates nothing (never an error)."""
+    try:
+        return date.fromisoformat(stamp) if stamp else None
+    except ValueError:
+        return None
+
+
+def _quote(words: str) -> str:
+    words = words.replace(";", ",")
+    return words if len(words) <= 90 else words[:89].rstrip() + "…"
+
+
+def _new_values(line: str, mine: list[Value]) -> list[tuple[Value, Value]]:
+    """(old, new) pairs: a type of which the line holds exactly one value and the message exactly
+    one other value."""
+    held = values(line, line=True)
+    out = []
+    for t in {v.type for v in held}:
+        old = [v for v in held if v.type == t]
+        if len(old) > 1:  # several of its type: the one the message names, if it names one
+            old = [v for v in old if any(_same_value(v, n) for n in mine if n.type == t)]
+        if len(old) != 1:
+            continue
+        new = {v.key: v for v in mine if v.type == t and not _same_value(v, old[0])}
+        if len(new) == 1:
+            out.append((old[0], next(iter(new.values()))))
+    return out
+
+
+def _same_value(a: Value, b: Value) -> bool:
+    return a.key == b.key or (
+        a.type == "tech" and (a.key.startswith(b.key) or b.key.startswith(a.key))
+    )
+
+
+def _replaced(
+    text: str, anchors: dict[Candidate, set[str]], mine: list[Value]
+) -> tuple[str, str, str] | None:
+    """The one anchored line with one new value of one of its types, rewritten."""
+    if _OTHER.search(text) and not all(_theirs(line, text) for _, line in anchors):
+        return None
+    pairs = [
+        (kind, line, old, new)
+        for (kind, line), shared in anchors.items()
+        for old, new in _new_values(line, mine)
+        if not _shared_value(new, shared) and _agrees(line, mine, old.type)
+    ]
+    if len(pairs) != 1:
+        return None
+    kind, line, old, new = pairs[0]
+    return kind, line, _swap(line, old, new)
+
+
+def _agrees(line: str, mine: list[Value], changed: str) -> bool:
+    """The message says no other value of the line's types but the line's own ("the monday sync
+    is moving to 11am" is not about "team sync on Tuesdays at 2pm"): another meeting, another
+    thing."""
+    held = values(line, line=True)
+    for t in {v.type for v in held} - {changed}:
+        said = [v for v in mine if v.type == t]
+        if said and not any(_same_value(v, h) for v in said for h in held if h.type == t):
+            return False
+    return True
+
+
+def _shared_value(new: Value, shared: set[str]) -> bool:
+    """The new value is itself the anchor word (it names the line, it is not its new value)."""
+    return _stem(new.text) in shared
+
+
+def _theirs(line: str, text: str) -> bool:
+    """A change said of someone else reaches only a line about that someone."""
+    who = {w.lower() for m in _OTHER.finditer(text) for w in m.group(0).split()[1:]}
+    return bool(who) and bool(who & {w.lower() for w in _WORD.findall(line)})
+
+
+def _respelled(text: str, files: Lines, mine: list[Value]) -> tuple[str, str, str] | None:
+    """A name said again, spelled nearly alike, with a cue that owns the mistake ("her names
+    Anna, double n"): the one line holding the old spelling."""
+    if not _OWNED.search(text) and not re.search(r"\b(?:spell\w*|double \w|names?)\b", text, re.I):
+        return None
+    names = [v for v in mine if v.type == "name"]
+    if len(names) != 1:
+        return None
+    new = names[0]
+    hits = [
+        (kind, line, old)
+        for kind, lines in files.items()
+        for line in lines
+        if not _PERMANENT.match(line)
+        for old in values(line, line=True)
+        if old.type == "name" and _near(old.key, new.key)
+    ]
+    if len(hits) != 1:
+        return None
+    kind, line, old = hits[0]
+    return kind, line, _swap(line, old, new)
+
+
+def _bare(text: str, files: Lines, said_on: date | None) -> tuple[str, str, str] | None:
+    """A value said alone in its sentence with a cue owning a mistake ("Three, sorry!", "sorry i
+    meant thursday", "New date is 31 December"): the one line of memory holding a value of its
+    type."""
+    found = []
+    for sentence in _sentences(text):
+        mine = values(sentence, said_on)
+        if not _OWNED.search(sentence) or len(mine) != 1 or _OTHER.search(sentence):
+            continue
+        if _content(sentence) - _content(mine[0].text):
+            continue  # other words: what they say is not known
+        at = sentence.find(mine[0].text)
+        if re.search(
+            r"\b(?:i'?m|i am|we'?re|we are)\s+(?:now\s+|only\s+|just\s+)?$", sentence[:at], re.I
+        ):
+            continue  # "I'm 40, sorry": the user's own age or state, not the line's count
+        found += [
+            (kind, line, pair)
+            for kind, lines in files.items()
+            for line in lines
+            if not _PERMANENT.match(line)
+            for pair in _new_values(line, mine)
+        ]
+    if len(found) != 1:
+        return None
+    kind, line, (old, new) = found[0]
+    return kind, line, _swap(line, old, new)
+
+
+def _retired(text: str, anchors: dict[Candidate, set[str]]) -> Candidate | None:
+    """The one anchored line a clause of the message takes back, said by the user."""
+    if len(anchors) != 1:
+        return None
+    (kind, line), shared = next(iter(anchors.items()))
+    back = _BACK.search(text)
+    if back and _NEGATIVE_LINE.match(line) and _content(back.group("w")) & shared:
+        return kind, line
+    for clause in _CLAUSE.split(text):
+        if not clause or not _content(clause) & shared or not _takes_back(clause, shared):
+            continue
+        if _OTHER.search(clause) or _NEGATIVE_LINE.match(line):
+            return None
+        return kind, line
+    return None
+
+
+def _takes_back(clause: str, shared: set[str]) -> bool:
+    """The clause ends or takes back the anchor itself: the thing named right after the verb
+    ("I stopped keto"; not "we dropped the ball on the Redis upgrade"), or a negation before the
+    anchor with "anymore" or "no longer" ("I'm not at Continente anymore")."""
+    if any(_shares(_stem(m.group("w")), shared) for m in _RETRACT.finditer(clause)):
+        return True
+    if not _OVER.search(clause):
+        return False
+    first = min(
+        (
+            m.start()
+            for w in _WORD.finditer(clause)
+            if _shares(_stem(w.group(0)), shared)
+            for m in [w]
+        ),
+        default=-1,
+    )
+    return first > 0 and bool(_NEGATION.search(clause[:first]))
+
+
+# -- the line in its own wording ------------------------------------------------------------------
+def _swap(line: str, old: Value, new: Value) -> str:
+    """The line with the old value replaced by the new one, said as the line says it."""
+    at = line.find(old.text)
+    if at < 0:
+        return line  # never: a value is read from the line itself (unchanged: no revision)
+    render = _RENDER.get(new.type, _as_written)(old, new)
+    return line[:at] + render + line[at + len(old.text) :]
+
+
+def _as_written(_old: Value, new: Value) -> str:
+    return new.text
+
+
+def _weekday(old: Value, new: Value) -> str:
+    day = new.key
+    if old.text.lower().endswith("s"):
+        day += "s"
+    return day.capitalize() if old.text[:1].isupper() else day
+
+
+def _number(old: Value, new: Value) -> str:
+    if old.text.isalpha() and new.key.isdigit() and int(new.key) < len(_COUNTS):
+        word = list(_COUNTS)[int(new.key)]
+        return word.capitalize() if old.text[:1].isupper() else word
+    return new.key
+
+
+def _ordinal(old: Value, new: Value) -> str:
+    n = int(new.key)
+    if old.text.isalpha() and n <= len(_ORDINALS):
+        word = _ORDINALS[n - 1]
+        return word.capitalize() if old.text[:1].isupper() else word
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _time(old: Value, new: Value) -> str:
+    return new.key if re.fullmatch(r"\d{1,2}:\d{2}", old.text) else new.text
+
+
+def _date(old: Value, new: Value) -> str:
+    return new.key if _ISO.fullmatch(old.text) else new.text
+
+
+def _shift(old: Value, new: Value) -> str:
+    return new.key + old.text[len(old.key) :] if old.text.lower().startswith(old.key) else new.key
+
+
+_RENDER: dict[str, Callable[[Value, Value], str]] = {
+    "weekday": _weekday,
+    "number": _number,
+    "ordinal": _ordinal,
+    "time": _time,
+    "date": _date,
+    "shift": _shift,
+}
