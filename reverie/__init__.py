@@ -7,13 +7,15 @@ exactly these names, and a test checks both); everything else is private.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # not typing's: the console entry point imports this first (reverie._start)
 
 from ._lazy import lazy_exports
 from .errors import *  # noqa: F403  (the documented exception tree)
 from .errors import __all__ as _errors_all
 
 if TYPE_CHECKING:
+    from typing import Any
+
     __version__: str
     from .compat.memory_store import MemoryStore
     from .consolidator import ConsolidationResult

@@ -264,15 +264,24 @@ def test_an_edit_that_puts_an_unrelated_line_in_place_of_a_true_one_only_adds(en
     assert "Initech" not in "".join(f.read_text("utf-8") for f in archive.glob("*.md"))
 
 
-def test_file_remove_finding_allows_a_large_removal(env):
+def test_file_remove_findings_naming_lines_allow_a_large_removal_and_none_empties_a_file(env):
     big = "# Memory\n" + "".join(f"- fact {i}\n" for i in range(20))
     env.ws.write(MEM, big)
+    env.git.commit("seed", kind="manual")
     env.add("- [correction] all those facts are obsolete")
+    # one finding for the whole file names no line: nothing leaves, the file is never emptied
     env.fake.enqueue(
         "[FILE-REMOVE] MEMORY.md: facts 0-19 are obsolete", [edit(MEM, big, "# Memory\n")], "done"
     )
+    run(env.dream())
+    assert env.read(MEM) == big
+    # findings naming twelve of the lines: those twelve leave, more than half at once
+    env.add("- [correction] facts 0 to 11 are obsolete")
+    named = "\n".join(f"[FILE-REMOVE] MEMORY.md: fact {i} (why: obsolete)" for i in range(12))
+    rest = "# Memory\n" + "".join(f"- fact {i}\n" for i in range(12, 20))
+    env.fake.enqueue(named, [edit(MEM, big, rest)], "done")
     assert run(env.dream()).status == "ok"
-    assert env.read(MEM) == "# Memory\n"
+    assert env.read(MEM) == rest
 
 
 def test_dead_letter_after_three_failures_then_moves_on(env):

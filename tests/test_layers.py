@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("serving", {"serving"}),
     (
         "front-ends",
-        {"cli", "mcp", "ui", "fleet", "__main__", "integrations"},
+        {"cli", "mcp", "ui", "fleet", "__main__", "_start", "integrations"},
     ),
     # The old module paths the docs promised, each the moved module under its old name.
     ("old paths", {"offload", "session_jobs", "importers", "commands", "activity"}),

@@ -1,7 +1,7 @@
 """Memory items (reverie.operations.items): a memory's id survives Dream's edits, an update and a
 restore; get, get_all, update, delete and history act on it; and what search hands a model is
-clean — no internal marks, no raw dumps, never the assistant's own replies, the conversation in
-progress or the question itself — with an absolute score."""
+clean — no internal marks, no raw dumps, never the assistant's own replies or the conversation in
+progress — with an absolute score."""
 
 from __future__ import annotations
 

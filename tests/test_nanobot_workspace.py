@@ -179,9 +179,9 @@ def test_a_new_process_scans_only_past_the_checkpoint_and_distrusts_a_rewritten_
     starts: list[int] = []
     real = history._scan_cursor_keys
 
-    def spy(fd, start, size, best):
+    def spy(fd, start, size, best, late=None):
         starts.append(start)
-        return real(fd, start, size, best)
+        return real(fd, start, size, best, late)
 
     monkeypatch.setattr(history, "_scan_cursor_keys", spy)
     assert MemoryStore(tmp_path / "ws").append_history("fresh process") == 51
@@ -191,9 +191,9 @@ def test_a_new_process_scans_only_past_the_checkpoint_and_distrusts_a_rewritten_
     path = store.history_file
     fields = path.with_name(path.name + ".maxcursor").read_text().split()
     checkpoint = int(fields[1])
-    assert (
-        len(fields) == 4 and len(fields[3]) == 16
-    )  # a digest of the bytes before the offset: no history text
+    # digests of the bytes before the offset and of the line, and the late lines' offsets: no text
+    assert len(fields) == 6 and len(fields[3]) == 16 and fields[4] == "-"
+
     assert 0 < checkpoint < len(path.read_bytes())
     data = path.read_bytes().replace(b'"cursor":1,', b'"cursor":900,')
     with open(path, "r+b") as f:

@@ -152,7 +152,14 @@ def test_cli_renderers_never_print_a_raw_escape(tmp_path) -> None:  # type: igno
     ws = Workspace(ws_dir)
     # another writer: the store itself (reverie.MemoryStore, nanobot's API, refuses them too)
     store = WorkspaceStore(ws)
-    store.append_history(ESCAPES, "s\x1b[2Jk")
+    store.append_history(ESCAPES, "s")  # its key must be one clean line (unusable_key) ...
+    with open(ws.history_path, "ab") as raw:  # ... a writer without the checks leaves any
+        raw.write(
+            orjson.dumps(
+                {"cursor": 9, "timestamp": "t", "content": ESCAPES, "session_key": "s\x1b[2Jk"}
+            )
+            + b"\n"
+        )
     git = GitStore(ws, store.config.git)
     sha = git.commit(
         f"manual: {ESCAPES}",

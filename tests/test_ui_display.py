@@ -59,10 +59,12 @@ def client(memory):
 
 def _write_session(memory, key: str, messages: list[dict], consolidated: int = 0) -> Path:
     """A session file as an agent leaves it (one line per message), written at once."""
+    from reverie.storage.sessions import Session
+
     store = memory.runtime.sessions
-    session = store.get_or_create(key)
+    path = store.path_for(key)  # another agent's file: any key (Reverie makes none it refuses)
+    session = store.load(path) or Session(key=key, path=path)
     session.last_consolidated = consolidated
-    path = store.path_for(key)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(session.metadata_line() + b"".join(orjson.dumps(m) + b"\n" for m in messages))
     return path

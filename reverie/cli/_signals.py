@@ -78,6 +78,9 @@ def handled(*, restore: bool = True) -> Iterator[None]:
         signal.SIGINT: signal.getsignal(signal.SIGINT),
         signal.SIGTERM: signal.signal(signal.SIGTERM, _as_sigint),
     }
+    if not restore and previous[signal.SIGINT] is not signal.SIG_IGN:
+        # the entry point's start-up handler (reverie._start) hands over to Python's own
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
     finally:

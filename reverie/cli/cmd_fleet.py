@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CommandError, ReverieError
 from ._common import add_json_flag, console, emit_json, err_console
@@ -186,7 +186,7 @@ def run_worker(args: argparse.Namespace) -> int:
     import sys
 
     from ..fleet.app import make_app
-    from ..fleet.supervise import CHILD_ENV, supervise
+    from ..fleet.supervise import CHILD_ENV, follow_supervisor, supervise
 
     config = _config(args)
     _fleet(args)  # fails early, in one line, without fleet.root
@@ -195,6 +195,8 @@ def run_worker(args: argparse.Namespace) -> int:
     if not args.no_supervise and os.environ.get(CHILD_ENV) != "1":
         argv = [sys.executable, "-m", "reverie", "fleet", "worker", *_worker_flags(args)]
         return supervise(argv, dict(os.environ), say=lambda line: err_console.print(line))
+    if os.environ.get(CHILD_ENV) == "1":
+        follow_supervisor()
     argv = [
         "worker",
         "-Q",
@@ -212,8 +214,32 @@ def run_worker(args: argparse.Namespace) -> int:
         config.fleet.worker_metrics_port = args.metrics_port or None
         if args.metrics_port == 0:
             raise CommandError("a worker's --metrics-port needs a fixed port, not 0")
-    make_app(config).worker_main(argv)
-    return 0
+    return _run_celery(make_app(config), argv)
+
+
+def _run_celery(app: Any, argv: list[str]) -> int:
+    """Run the Celery worker in this process; a worker stopped by a signal ends with the shell's
+    status for it (130, 143: a shell or systemd sees the stop it asked for), not Celery's 0."""
+    import signal
+
+    from celery.signals import worker_shutting_down
+
+    told: list[int] = []
+
+    def note(sig: object = None, **_: object) -> None:
+        signum = getattr(signal, str(sig), None)
+        if isinstance(signum, int):
+            told.append(signum)
+
+    worker_shutting_down.connect(note, weak=False)
+    try:
+        app.worker_main(argv)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        worker_shutting_down.disconnect(note)
+    return exit_status(told[0]) if told and code == 0 else code
 
 
 def _worker_flags(args: argparse.Namespace) -> list[str]:

@@ -9,8 +9,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ..text.safety import printable
+
+if TYPE_CHECKING:
+    from ..memory.status import StatusReport
 from ._common import add_json_flag, emit_json, open_memory
 
 #: A cell: its text in parts, each plain (None) or in a colour.
@@ -21,6 +25,19 @@ _COLOURS = {"red": "\x1b[31m", "yellow": "\x1b[33m"}
 def configure(p: argparse.ArgumentParser) -> None:
     add_json_flag(p)
     p.set_defaults(func=run)
+
+
+def _what_is_missing(report: StatusReport) -> str:
+    """What the workspace line says after the path: nothing when initialised; "not initialised"
+    only when nothing of a memory is there; else the memory files that are missing."""
+    if report.initialised:
+        return ""
+    anything = (
+        report.last_cursor or report.legacy_history or len(report.missing) < len(report.files)
+    )
+    if not anything:
+        return "  (not initialised: run `reverie init`)"
+    return f"  ({', '.join(report.missing)} missing: `reverie init` adds what is missing)"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,8 +54,12 @@ def run(args: argparse.Namespace) -> int:
     def row(label: str, *parts: tuple[str, str | None] | str) -> None:
         rows.append((label, [(p, None) if isinstance(p, str) else p for p in parts]))
 
-    not_initialised = "" if report.initialised else "  (not initialised: run `reverie init`)"
-    row("workspace", report.workspace, (not_initialised, "yellow"))
+    row("workspace", report.workspace, (_what_is_missing(report), "yellow"))
+    if report.legacy_history:
+        row(
+            "legacy history",
+            "memory/HISTORY.md (nanobot's): moved into history.jsonl on the next write",
+        )
     row("history", f"last cursor {report.last_cursor}")
     dream = "corrupt" if report.dream_cursor is None else str(report.dream_cursor)
     pending = "?" if report.pending is None else str(report.pending)

@@ -10,11 +10,15 @@ with that reason and what replaced it:
    new line; a line moved with the ``archive_line`` tool is *archived* with the model's reason; a
    line removed while an identical line stays is *merged*; any other removed line is *removed* (with
    the ``[FILE-REMOVE]`` finding's reason). A removal needs evidence: a finding that names the line
-   (``[FILE-REMOVE]`` or ``(replaces: …)``), a ``[FILE-REMOVE]`` finding for its file (what lets the
-   gate pass a large removal), or a replacement that is the same fact updated (the same
-   single-valued attribute, the line said inside it, or most of its words). An edit that put
-   an unrelated line in its place ("Works at Initech" → "Has a cat named Tom"), or took it out with
-   no finding, is not evidence: the line is put back and both stay.
+   (``[FILE-REMOVE]`` or ``(replaces: …)``), or a replacement that is the same fact updated (the
+   same single-valued attribute, the line said inside it, or most of its words). A
+   ``[FILE-REMOVE]`` finding that names no line ("MEMORY.md: old facts are obsolete") is evidence
+   for none: it only lets the gate pass a large removal whose lines each have theirs. An edit that
+   put an unrelated line in its place ("Works at Initech" → "Has a cat named Tom"), or took it out
+   with no finding, is not evidence: the line is put back and both stay. **A file is never emptied
+   by a model's edit**: an edit that would leave a prompt file that held facts with none (whatever
+   its findings say) is undone whole and its batch set aside; lines leave a file one reason at a
+   time, and the last ones by ``reverie forget``, a person's own verb.
 2. **Duplicates of the same fact** are *merged*: the same ``line_key`` into the first occurrence; a
    line said word for word at the start of a longer line of the same file (after an optional "The
    user") into that longer line ("Likes green tea" into "Likes green tea with honey"). A line said
@@ -60,7 +64,6 @@ from ..storage.workspace import MEMORY, SOUL, USER
 from ..text.dates import MONTH_NAME, month_number
 from ..text.memline import bare_line, is_fact_line, is_pinned, line_key, unpin
 from . import archive as arc
-from .gate import removal_finding
 from .result import Edit, Finding
 from .salience import LineInfo, SalienceRecord, recent, score
 
@@ -538,6 +541,8 @@ def _model_removals(
                 out.append(Retired(rel, text, "superseded", f"superseded {stamp}", by))
             else:
                 out.append(Retired(rel, text, "removed", f"removed {stamp} by Dream ({why})"))
+        if not left and _keys(before):  # the file emptied of every fact: never one edit's doing
+            kept = kept or [i for i, raw in enumerate(before.split("\n")) if is_fact_line(raw)]
         if kept and not set(left) - set(_keys(before)):
             files[rel] = before
             out = [r for r in out if r.path != rel]  # nothing left: the edit is undone whole
@@ -601,8 +606,8 @@ def _replacement(rel: str, raw: str, edits: Sequence[Edit], left: Counter[str]) 
 
 def _removal_reason(rel: str, text: str, findings: Sequence[Finding]) -> str | None:
     """The finding that asked for the line ``text`` of ``rel`` to go, as a reason: one naming the
-    line, else a ``[FILE-REMOVE]`` finding for the file (what lets the gate pass a large removal);
-    None when there is none."""
+    line (a ``[FILE-REMOVE]`` holding it, or a ``(replaces: …)`` of it); None when there is none.
+    A ``[FILE-REMOVE]`` for the whole file names no line: it is no line's evidence."""
     key = line_key(text)
     for f in findings:
         if f.kind == "FILE-REMOVE" and key and key in line_key(f.text):
@@ -610,8 +615,7 @@ def _removal_reason(rel: str, text: str, findings: Sequence[Finding]) -> str | N
         old = split_replaces(f.text)[1]
         if old is not None and line_key(old) == key:
             return f"replaced per finding: {' '.join(f.text.split())[:160]}"
-    general = removal_finding(rel, findings)
-    return f"finding: {' '.join(general.text.split())[:160]}" if general else None
+    return None
 
 
 def _merge_duplicates(

@@ -41,15 +41,11 @@ class StagedFiles:
         refused: dict[str, str] = {}
         for rel in MEMORY_FILES:
             try:
-                path = workspace.resolve(rel)
-                raw = path.read_bytes() if path.exists() else b""
-                base[rel] = raw.decode("utf-8")
-            except UnsafePathError as exc:
-                refused[rel], base[rel] = str(exc), ""
+                base[rel] = workspace.read_bytes(rel).decode("utf-8")
             except UnicodeDecodeError:
                 refused[rel], base[rel] = f"{rel} is not valid UTF-8; fix it by hand first", ""
-            except (OSError, WorkspaceError) as exc:
-                refused[rel], base[rel] = f"{rel} cannot be read: {exc}", ""
+            except WorkspaceError as exc:  # the workspace's own words (a folder, a link, …)
+                refused[rel], base[rel] = str(exc), ""
         return cls(base, dict(base), refused)
 
     @classmethod

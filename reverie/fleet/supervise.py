@@ -11,11 +11,15 @@ upstream: celery/kombu issues 582 and 970). It is a race in kombu, not reproduci
 runs here with kombu 5.7.0 survived), so no setting prevents it; a supervisor does. The messages
 it held are not lost: their claims lapse and the dispatcher sends them again.
 
-The supervisor forwards SIGTERM, SIGINT and SIGQUIT to the worker and exits with it when told to
-stop (one line, and the shell's status for the signal: 128 + its number, as every command); a
-worker that exits by itself is started again after a back-off (1 s, doubling up to 60 s, back to
-1 s once a worker has run a minute), one line each time. Under systemd or Kubernetes, which
-restart a process themselves, ``--no-supervise`` runs Celery in the foreground instead.
+The worker runs in a process group of its own, so a signal a terminal sends to its foreground group
+(Ctrl-C) reaches the supervisor only, which forwards it once: reaching both, Celery took the
+forwarded copy for a second Ctrl-C and shut down cold (tasks cancelled). The supervisor forwards
+SIGTERM, SIGINT and SIGQUIT to the worker, and SIGHUP (the terminal closed) as SIGTERM, and exits
+with it when told to stop (one line, and the shell's status for the signal: 128 + its number, as
+every command); a worker that exits by itself is started again after a back-off (1 s, doubling
+up to 60 s, back to 1 s once a worker has run a minute), one line each time. Under systemd or
+Kubernetes, which restart a process themselves, ``--no-supervise`` runs Celery in the foreground
+instead.
 """
 
 from __future__ import annotations
@@ -30,13 +34,31 @@ from types import FrameType
 
 from ..backoff import capped_backoff
 
-__all__ = ["supervise", "CHILD_ENV"]
+__all__ = ["supervise", "follow_supervisor", "CHILD_ENV"]
 
 log = logging.getLogger(__name__)
 
 #: Set in the worker child's environment: that process runs Celery itself.
 CHILD_ENV = "REVERIE_FLEET_WORKER_CHILD"
-_FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT)
+_FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT, signal.SIGHUP)
+#: What the worker is sent for a signal the supervisor gets (Celery restarts itself on SIGHUP).
+_AS: dict[int, int] = {signal.SIGHUP: signal.SIGTERM}
+
+
+def follow_supervisor(every: float = 1.0) -> None:
+    """In the worker child: stop (SIGTERM to itself, a warm shutdown) once the supervisor is gone.
+    The child is in a process group of its own, so a supervisor killed outright (SIGKILL, the OOM
+    killer) would otherwise leave it running, unsupervised, with nobody to stop it."""
+    import os
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="reverie-follow-supervisor", daemon=True).start()
 
 
 def supervise(
@@ -62,7 +84,7 @@ def supervise(
         # lock, which `set` takes too
         threading.Thread(target=stop.set, daemon=True).start()
         if child and child[0].poll() is None:
-            child[0].send_signal(signum)
+            child[0].send_signal(_AS.get(signum, signum))
 
     def stopped(code: int) -> int:
         if not caught:
@@ -76,7 +98,8 @@ def supervise(
     try:
         while True:
             started = time.monotonic()
-            proc = subprocess.Popen(list(argv), env={**env, CHILD_ENV: "1"})
+            # its own process group: a terminal's Ctrl-C reaches it once, through `forward`
+            proc = subprocess.Popen(list(argv), env={**env, CHILD_ENV: "1"}, process_group=0)
             child[:] = [proc]
             say(f"reverie fleet worker: Celery worker started (pid {proc.pid})")
             code = proc.wait()

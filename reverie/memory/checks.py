@@ -12,6 +12,7 @@ from ..errors import CommandError
 __all__ = [
     "check_text",
     "check_stored",
+    "check_key",
     "check_limit",
     "check_kinds",
     "check_metadata",
@@ -50,6 +51,18 @@ def check_stored(name: str, value: object) -> str:
     if why is not None:
         raise CommandError(f"{name} {why}")
     return text
+
+
+def check_key(name: str, value: object) -> str:
+    """``value`` checked as a session key or an id (``reverie.text.safety.unusable_key``: one line,
+    no control character, valid UTF-8), else ``CommandError`` naming ``name``."""
+    from ..text.safety import unusable_key
+
+    why = unusable_key(value)
+    if why is not None:
+        raise CommandError(f"{name} {why}")
+    assert isinstance(value, str)
+    return value
 
 
 def check_limit(name: str, value: object, *, zero: bool = False) -> int:

@@ -52,7 +52,7 @@ from ..storage.workspace import (
     content_id,
 )
 from ..text.safety import unstorable
-from .checks import check_kinds, check_limit, check_stored, check_text
+from .checks import check_key, check_kinds, check_limit, check_stored, check_text
 from .portable import models_portable, rebuilder
 from .runtime import Runtime
 from .twins import pipeline, run_sync, twin, twin_docs, whole
@@ -337,7 +337,7 @@ class Memory(MemoryVerbs):
         finds it now."""
         text = check_stored("text", text)
         if session_key is not None:
-            check_text("session_key", session_key)
+            check_key("session_key", session_key)
         self._create()
         cursor = self.runtime.store.append_history(text, session_key=session_key)
         return Remembered(cursor, session_key)
@@ -478,6 +478,7 @@ class Memory(MemoryVerbs):
     def record(
         self, session_key: str, messages: Sequence[dict[str, Any]], *, consolidate: bool = True
     ) -> ConsolidationResult:
+        check_key("session_key", session_key)
         return run_sync(self._record(session_key, messages, consolidate), "arecord")
 
     def pop_message(self, session_key: str) -> dict[str, Any] | None:
@@ -889,7 +890,7 @@ class Memory(MemoryVerbs):
         SOUL.md proposal and any problem found."""
         from .status import collect_status
 
-        return collect_status(self.runtime.store)
+        return collect_status(self.runtime.query_store())
 
     astatus = twin(status)
 

@@ -121,6 +121,21 @@ class Runtime:
             self.workspace, config=loaded if loaded is not None else (lambda: self.config)
         )
 
+    def query_store(self) -> WorkspaceStore:
+        """The store for a query that must write nothing (``status``): this runtime's when built,
+        else one that leaves a legacy ``HISTORY.md`` unmigrated (not kept: the first write's store
+        migrates it)."""
+        if "store" in self.__dict__ or not self.workspace.legacy_history_path.is_file():
+            return self.store
+        from ..storage.store import WorkspaceStore
+
+        loaded = self._config if self._config is not None else self.__dict__.get("config")
+        return WorkspaceStore(
+            self.workspace,
+            config=loaded if loaded is not None else (lambda: self.config),
+            migrate=False,
+        )
+
     @_service
     def git(self) -> GitStore:
         """The memory repo. Nothing is written here: queries read the repo as it is (or find none);

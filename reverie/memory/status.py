@@ -37,6 +37,9 @@ def describe_model(model: str) -> str:
 @dataclass
 class StatusReport:
     workspace: str
+    #: Whether ``reverie init`` (or a scope's root) made it; ``missing`` names the memory files
+    #: that are not there (an import may bring only some), ``legacy_history`` a nanobot
+    #: ``memory/HISTORY.md`` the next write moves into history.jsonl (a query writes nothing).
     initialised: bool
     last_cursor: int
     dream_cursor: int | None
@@ -68,6 +71,8 @@ class StatusReport:
     #: The model replies kept as evidence (``reverie.llm.replylog``): ``{"count", "verdicts",
     #: "last", "path"}``.
     kept_replies: dict[str, Any] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    legacy_history: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain JSON (``reverie status --json``)."""
@@ -86,6 +91,7 @@ def collect_status(store: WorkspaceStore) -> StatusReport:
         dream, pending = None, None
         problems.append(str(exc))
     files = {rel: len(ws.read(rel)) for rel in MEMORY_FILES}
+    missing = [rel for rel in MEMORY_FILES if not ws.resolve(rel).exists()]
     pending_soul = _pending_soul(store, problems)
     cfg = store.settings  # no pydantic import when no key is set
     letters = deadletter_path(ws.memory_dir)
@@ -107,8 +113,9 @@ def collect_status(store: WorkspaceStore) -> StatusReport:
         workspace=str(ws.root),
         # `reverie init` writes the starter memory files; a scope's workspace (made by its root,
         # ``reverie.storage.scopes``) has none until Dream writes one: initialised all the same
-        initialised=(ws.root / SCOPE_FILE).is_file()
-        or all(ws.resolve(rel).exists() for rel in MEMORY_FILES),
+        initialised=(ws.root / SCOPE_FILE).is_file() or not missing,
+        missing=missing,
+        legacy_history=ws.legacy_history_path.is_file(),
         last_cursor=last,
         dream_cursor=dream,
         pending=pending,

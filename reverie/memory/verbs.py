@@ -22,6 +22,7 @@ from ..errors import CommandError
 from .checks import (
     check_chat,
     check_filters,
+    check_key,
     check_limit,
     check_metadata,
     check_size,
@@ -186,7 +187,8 @@ class MemoryVerbs:
     ) -> list[MemoryItem]:
         """Search memory as a model should be handed it: Recall's hits made clean (no internal
         marks, no raw dumps), never the assistant's own replies, the conversation in progress
-        (``session_key``'s messages still in its session file) or the question itself; each a
+        (``session_key``'s messages still in its session file), never hiding a stored memory that
+        says exactly what the query says; each a
         ``MemoryItem`` with its id and an absolute ``score`` (the share of the query's words it
         holds, 0 to 1, a word naming a category of fact held by a line of it:
         ``reverie.recall.categories``; ``threshold`` keeps those at or above it). ``kinds``,
@@ -225,7 +227,7 @@ class MemoryVerbs:
         check_text("query", query)
         check_limit("limit", limit)
         if session_key is not None:
-            check_text("session_key", session_key)
+            check_key("session_key", session_key)
         if threshold is not None and (
             isinstance(threshold, bool)
             or not isinstance(threshold, int | float)

@@ -35,8 +35,9 @@ each ADD, UPDATE and DELETE of that id with the commit, its kind and time.
 **What a model is handed** (``search_memory``): Recall's hits made clean — no internal marks
 (``[durable]``, ``[RAW] N messages``, ages, pins), a raw transcript reduced to what the user said,
 never the assistant's own replies, never the conversation in progress (``session_key``'s messages
-still in its session file), never the question itself — with an absolute ``score``: the share of the
-query's words the text holds (``Hit.match``, 0 to 1).
+still in its session file) — with an absolute ``score``: the share of the query's words the text
+holds (``Hit.match``, 0 to 1). A stored memory whose text is the query's is a hit like any other:
+a search never hides an exact match.
 """
 
 from __future__ import annotations
@@ -644,10 +645,6 @@ def _relevant(lines: Sequence[str], terms: Sequence[str]) -> list[str]:
     return hits or list(lines)
 
 
-def _same(a: str, b: str) -> bool:
-    return line_key(a) == line_key(b)
-
-
 def search_memory(
     rt: Services,
     hits: Sequence[Hit],
@@ -682,7 +679,7 @@ def search_memory(
         profile = [_item(ln) for ln in active.values() if ln.path == USER]
         candidates = itertools.chain(candidates, profile, _pending(rt), _recent(rt, limit))
     for item in candidates:
-        if item is None or _same(item.memory, query) or line_key(item.memory) in seen:
+        if item is None or line_key(item.memory) in seen:
             continue
         if not archived and item.state == "archived":
             continue

@@ -552,10 +552,4 @@ def _check_root(root: ScopeRoot) -> None:
         return
     if not where.is_dir():
         raise WorkspaceError(f"{where} is not a directory: --root names a root of scopes")
-    if not (where / "users").exists() and any(
-        (where / rel).exists() for rel in ("SOUL.md", "USER.md", "memory")
-    ):
-        raise WorkspaceError(
-            f"{where} is a workspace, not a root of scopes: "
-            f"serve it with `reverie -w {where} serve`"
-        )
+    # a workspace given as the root: ScopeRoot refused it already (one check, in storage.scopes)

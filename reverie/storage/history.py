@@ -24,8 +24,10 @@ Durability and recovery:
   reused cursor. The scan reads every ``"cursor": <n>`` key in the file (at most 18 digits), so a
   line readers skip can only make the next cursor larger, never smaller. Only the bytes appended
   since the last scan are read: this instance's, or the checkpoint in ``history.jsonl.maxcursor``
-  (``inode offset max digest-of-the-32-bytes-before-offset``, a hint rewritten after each MiB
-  scanned), trusted only while the file's inode and those bytes are unchanged. ``.cursor`` is
+  (``inode offset max digest-of-the-bytes-before-offset late-offsets digest-of-the-line``, a hint
+  rewritten after each 64 KiB scanned and whenever a late line is found), trusted only while the
+  file's inode and those bytes are unchanged. The scan also notes the late lines (a cursor key not
+  above every one before it): ``read_since`` bisects the others and steps over those. ``.cursor`` is
   updated in place without fsync: it is a hint.
 - A crash mid-append can leave a torn tail (a last line without ``\\n``). The next append repairs it
   first: a complete JSON object just gets its newline; anything else moves to ``history.jsonl.torn``
@@ -55,16 +57,19 @@ import hashlib
 import logging
 import os
 import re
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import lt
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ..errors import CursorError, HistoryError
+from ..text.safety import unusable_key
 from .appendlog import (
     MAX_LINE_BYTES,
     datasync,
@@ -98,6 +103,12 @@ TRUNCATION_MARKER = "\n…[truncated {n} characters]"
 _TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M"
 _SCAN_CHUNK = 1 << 20  # the cursor-key scan reads the log in 1 MiB blocks
 _LINEAR_SCAN_BYTES = 8 * 1024  # below this gap, stop bisecting and scan forward
+#: (inode, bytes scanned, largest cursor in them, digest of the bytes before that offset, the
+#: offsets of the late ``"cursor"`` keys in them): what a scan of the log found. A key is late when
+#: its value is not above every cursor key before it (nanobot's ``100`` then ``5``); every other
+#: line's cursor is above all before it, so ``read_since`` bisects those and steps over the late
+#: ones (see ``_bisect_start``).
+_ScanState = tuple[int, int, int, bytes, tuple[int, ...]]
 _KNOWN_KEYS = frozenset({"cursor", "timestamp", "content", "session_key"})
 #: The key a re-appended late entry carries: the cursor of the line it copies.
 REQUEUED_FROM = "requeued_from"
@@ -287,15 +298,16 @@ class HistoryLog:
         self.torn_path = self.path.with_name(self.path.name + ".torn")
         # kept open between appends: every append takes it (reverie.storage.locking)
         self._lock = Lock(lock_path(self.path), keep_open=True, error=HistoryError)
-        # (inode, bytes scanned, largest cursor in them, digest of the 32 bytes before that offset):
-        # the log's maximum, kept up to date incrementally under the lock; see _log_max for when it
-        # is trusted.
-        self._scanned: tuple[int, int, int, bytes] | None = None
+        # The log's maximum and its late lines, kept up to date incrementally (see _log_max for
+        # when it is trusted; read_since reads it too).
+        self._scanned: _ScanState | None = None
         self.checkpoint_path = self.path.with_name(self.path.name + ".maxcursor")
         #: where Dream's last read ended (``read_pending``): later lines are unread by Dream
         # Reverie's state folder (memory/.reverie): a failed run's read leaves the files it watches
         self.dreamed_path = self.path.parent / ".reverie" / (self.path.name + ".dreamed")
         self._checkpointed = 0  # the offset the checkpoint file was last written (or read) at
+        self._checkpointed_late = 0  # and how many late lines it held
+        self._issued = (0, 0)  # (inode, the largest cursor this instance wrote to it)
 
     # -- writing -----------------------------------------------------------------------------------
     def locked(self) -> _Locked:
@@ -332,6 +344,9 @@ class HistoryLog:
                 raise TypeError(
                     f"session_key must be str or None, not {type(session_key).__name__}"
                 )
+            why = unusable_key(session_key, empty=True)
+            if why is not None:
+                raise HistoryError(f"session_key {why}")
             if self.redact is not None:
                 # a key is stored like content: never a credential
                 session_key = self.redact(session_key)
@@ -362,11 +377,9 @@ class HistoryLog:
             except OSError as exc:
                 self._scanned = None
                 raise HistoryError(f"cannot append to {self.path}: {exc.strerror or exc}") from exc
-            if self._scanned is not None and self._scanned[0] == st.st_ino:
-                # The new line is left to the next incremental scan (another writer may have
-                # appended before it); the maximum already covers it.
-                ino, offset, best, guard = self._scanned
-                self._scanned = (ino, offset, max(best, cursor), guard)
+            # The new line is left to the next incremental scan (another writer may have appended
+            # before it, and the scan state's maximum is the lines' own); this covers it till then.
+            self._note_issued(st.st_ino, cursor)
             # A hint for nanobot and humans; the log's tail stays the truth, so an in-place update
             # is enough.
             try:
@@ -411,41 +424,72 @@ class HistoryLog:
         and the bytes just before its offset are still those it recorded, so a log compacted,
         replaced or rewritten in place is scanned whole again.
         """
+        state = self._scan_state(fd)
+        offset, late = state[1], state[4]
+        if (
+            offset - self._checkpointed >= _CHECKPOINT_EVERY
+            or 0 < offset < self._checkpointed  # rescanned a rewritten log
+            or (offset > 0 and self._checkpointed == 0)
+            or len(late) != self._checkpointed_late  # readers want every late line
+        ):
+            self._write_checkpoint(state)
+        ino, issued = self._issued
+        return max(state[2], issued if ino == state[0] else 0)
+
+    def _note_issued(self, ino: int, cursor: int) -> None:
+        """Remember ``cursor`` as written to the log with inode ``ino`` (till the next scan reads
+        it; a replaced log forgets it, as its scan state)."""
+        known, issued = self._issued
+        self._issued = (ino, max(cursor, issued if known == ino else 0))
+
+    def _scan_state(self, fd: int) -> _ScanState:
+        """The log's scan state brought up to its end: this instance's last scan, or the checkpoint
+        another process left, when still trusted; else a scan of the whole file (a regular
+        expression over raw bytes). Writes nothing: readers call it too."""
         st = os.fstat(fd)
         state = self._scanned if self._scanned is not None else self._read_checkpoint()
         if state is None or not _unchanged(fd, st, state):
-            state = (st.st_ino, 0, 0, b"")
-        ino, start, best, guard = state
-        end, best = _scan_cursor_keys(fd, start, st.st_size, best)
+            state = (st.st_ino, 0, 0, b"", ())
+        ino, start, best, guard, known = state
+        if start == st.st_size:
+            return state
+        late = list(known)
+        end, best = _scan_cursor_keys(fd, start, st.st_size, best, late)
         if end != start:
             guard = _guard(fd, end)
-        self._scanned = (ino, end, best, guard)
-        if end - self._checkpointed >= _CHECKPOINT_EVERY or (start == 0 and end > 0):
-            self._write_checkpoint(self._scanned)
-        return best
+        self._scanned = (ino, end, best, guard, tuple(late))
+        return self._scanned
 
-    def _read_checkpoint(self) -> tuple[int, int, int, bytes] | None:
+    def _read_checkpoint(self) -> _ScanState | None:
         try:
-            fields = self.checkpoint_path.read_bytes().split()
+            text = self.checkpoint_path.read_bytes()
+            body, _, digest = text.rstrip(b"\n").rpartition(b" ")
+            if digest.decode() != hashlib.blake2b(body, digest_size=8).hexdigest():
+                return None  # torn (written in place) or another version's
+            fields = body.split()
             ino, offset, best = (int(x) for x in fields[:3])
-            guard = bytes.fromhex(fields[3].decode()) if len(fields) > 3 else b""
+            guard = bytes.fromhex(fields[3].decode())
+            late = () if fields[4] == b"-" else tuple(int(x) for x in fields[4].split(b","))
         except (OSError, ValueError, IndexError, UnicodeDecodeError):
             return None  # missing or unreadable: a full scan
-        if len(fields) != 4 or min(ino, offset, best) < 0 or best > MAX_CURSOR:
+        if len(fields) != 5 or min(ino, offset, best, *late) < 0 or best > MAX_CURSOR:
             return None
-        self._checkpointed = offset
-        return ino, offset, best, guard
+        self._checkpointed, self._checkpointed_late = offset, len(late)
+        return ino, offset, best, guard, late
 
-    def _write_checkpoint(self, state: tuple[int, int, int, bytes]) -> None:
-        """A hint for the next process (no fsync, written in place): a stale or torn one only costs
-        a longer scan."""
-        ino, offset, best, guard = state
+    def _write_checkpoint(self, state: _ScanState) -> None:
+        """A hint for the next process (no fsync, written in place, its last field a digest of the
+        rest): a stale, torn or foreign one only costs a longer scan."""
+        ino, offset, best, guard, late = state
         try:
             fd = os.open(
                 self.checkpoint_path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
             )
             try:
-                data = f"{ino} {offset} {best} {guard.hex()}\n".encode()
+                positions = ",".join(map(str, late)) or "-"
+                body = f"{ino} {offset} {best} {guard.hex()} {positions}".encode()
+                digest = hashlib.blake2b(body, digest_size=8).hexdigest().encode()
+                data = body + b" " + digest + b"\n"
                 os.pwrite(fd, data, 0)
                 os.ftruncate(fd, len(data))
             finally:
@@ -453,7 +497,7 @@ class HistoryLog:
         except OSError as exc:
             log.debug("could not write %s: %s", self.checkpoint_path, exc)
             return
-        self._checkpointed = offset
+        self._checkpointed, self._checkpointed_late = offset, len(late)
 
     def _tail_cursor(self, fd: int, size: int) -> int:
         """The cursor of the last valid line, reading backwards (linear however long a line is)."""
@@ -516,9 +560,7 @@ class HistoryLog:
                     cursor, entry.timestamp, entry.content, entry.session_key, extra
                 ).to_json()
                 write_all(fd, line)
-                if self._scanned is not None:
-                    ino, offset, best, guard = self._scanned
-                    self._scanned = (ino, offset, max(best, cursor), guard)
+                self._note_issued(os.fstat(fd).st_ino, cursor)
                 requeued.append(entry.cursor)
             if requeued:
                 if self.fsync:
@@ -574,7 +616,7 @@ class HistoryLog:
         except (OSError, ValueError, IndexError, UnicodeDecodeError):
             return None
         st = os.fstat(fd)
-        if offset < 0 or not _unchanged(fd, st, (ino, offset, 0, guard)):
+        if offset < 0 or not _unchanged(fd, st, (ino, offset, 0, guard, ())):
             return None
         return offset
 
@@ -671,8 +713,11 @@ class HistoryLog:
         them (only those in the file's first ``end`` bytes, when given).
 
         Costs time proportional to what is returned: the start is found by bisecting byte offsets
-        (cursors are monotonic in file order). If that order is found broken, falls back to a full
-        scan with a warning.
+        over the lines whose cursor is above all before them (the late ones, ``_ScanState``, are
+        stepped over), from the scan state this instance or the checkpoint keeps (bringing it up
+        to date reads only the bytes appended since; a process with neither scans the log's
+        cursor keys once). A late line past the start makes it read to the end and sort; an order
+        found broken that no scan knew of falls back to a full scan with a warning.
         """
         if limit is not None and limit <= 0:
             return []
@@ -688,7 +733,16 @@ class HistoryLog:
             size = os.fstat(fd).st_size
             if end is not None:
                 size = min(size, end)
-            start = _bisect_start(fd, size, cursor)
+            state = self._scan_state(fd)
+            late = state[4]
+            start = _bisect_start(fd, min(size, state[1]), cursor, late)
+            if _holds(late, start, size):
+                # a late line past the start: the entries in cursor order are all of them, sorted
+                found = sorted(
+                    (e for e in _scan(fd, start, size, report) if e.cursor > cursor),
+                    key=lambda e: e.cursor,
+                )
+                return found[:limit] if limit is not None else found
             out: list[HistoryEntry] = []
             previous = None
             for entry in _scan(fd, start, size, report):
@@ -738,7 +792,7 @@ class _Locked:
 # -- entry-aware scanning (the byte-level primitives are in reverie.storage.appendlog) -------------
 _GUARD_BYTES = 256  # the guard hashes the log's first and last bytes before a scan offset
 # rewrite the checkpoint after this many newly scanned bytes (and after a full scan)
-_CHECKPOINT_EVERY = 1 << 20
+_CHECKPOINT_EVERY = 64 << 10
 
 
 def _guard(fd: int, offset: int) -> bytes:
@@ -751,42 +805,72 @@ def _guard(fd: int, offset: int) -> bytes:
     return hashlib.blake2b(head + os.pread(fd, width, offset - width), digest_size=8).digest()
 
 
-def _unchanged(fd: int, st: os.stat_result, state: tuple[int, int, int, bytes]) -> bool:
+def _unchanged(fd: int, st: os.stat_result, state: _ScanState) -> bool:
     """Whether a scan state still describes this file: same inode, not shorter, same bytes before
     its offset."""
-    ino, offset, _, guard = state
+    ino, offset, _, guard, _ = state
     if ino != st.st_ino or offset > st.st_size:
         return False
     return offset == 0 or guard == _guard(fd, offset)
 
 
-def _scan_cursor_keys(fd: int, start: int, size: int, best: int) -> tuple[int, int]:
+def _scan_cursor_keys(
+    fd: int, start: int, size: int, best: int, late: list[int] | None = None
+) -> tuple[int, int]:
     """``(offset just after the last newline in [start, size), largest cursor key seen)``; ``start``
-    is a line start.
+    is a line start. With ``late``, appends to it the offset of each late key (one not above every
+    key before it) in the complete lines crossed.
 
     A regular-expression pass over raw bytes (no JSON parsing, linear however long a line is; 16 MB
     in ~0.1 s, a quarter of parsing every line), because each process scans the whole log once
-    before its first append. A key in an unterminated last line (an append in flight) may be counted
-    with only part of its digits: that can only under-count it, and the returned offset makes the
-    next scan read that line again.
+    before its first append. Blocks end at a line's end, so each key is seen once; a key in an
+    unterminated last line (an append in flight) only raises the maximum (maybe with only part of
+    its digits: an under-count), and the returned offset makes the next scan read that line again.
     """
-    at, line_end, tail = start, start, b""
+    at, line_end, carry = start, start, b""
     while at < size:
         block = os.pread(fd, min(_SCAN_CHUNK, size - at), at)
         if not block:
             break
-        # the previous block's last bytes: a key cut by the chunk boundary is found whole
-        data = tail + block
-        # findall: no match objects, ~4x faster than finditer here
-        found = _CURSOR_KEY.findall(data)
-        if found:
-            best = max(best, max((v for v in map(int, found) if v <= MAX_CURSOR), default=best))
-        nl = block.rfind(b"\n")
-        if nl >= 0:
-            line_end = at + nl + 1
+        base, data = at - len(carry), carry + block
         at += len(block)
-        tail = data[-64:]
-    return line_end, best
+        nl = data.rfind(b"\n")
+        if nl >= 0:
+            line_end, cut = base + nl + 1, nl + 1
+        else:  # inside a line longer than a block: its keys up to the last 64 bytes now
+            cut = max(0, len(data) - 64) if at < size else 0
+        best = _count_keys(data, cut, base, best, late)
+        carry = data[cut:]
+    found = [v for v in map(int, _CURSOR_KEY.findall(carry)) if v <= MAX_CURSOR]
+    return line_end, max([best, *found])
+
+
+def _count_keys(data: bytes, cut: int, base: int, best: int, late: list[int] | None) -> int:
+    """The largest of ``best`` and the cursor keys starting before ``data[cut]`` (``data`` starts
+    at file offset ``base``), the late ones' offsets appended to ``late``."""
+    if cut == 0:
+        return best
+    if data[cut - 1 : cut] == b"\n":
+        # findall: no match objects, ~4x faster than finditer; in order is the common case
+        values = [int(v) for v in _CURSOR_KEY.findall(data, 0, cut)]
+        if not values:
+            return best
+        if values[0] > best and values[-1] <= MAX_CURSOR and all(map(lt, values, values[1:])):
+            return values[-1]
+        if late is None:
+            return max([best, *(v for v in values if v <= MAX_CURSOR)])
+    top = best
+    for m in _CURSOR_KEY.finditer(data):
+        if m.start() >= cut:
+            break
+        value = int(m.group(1))
+        if value > MAX_CURSOR:
+            continue
+        if value > top:
+            top = value
+        elif late is not None:
+            late.append(base + m.start())
+    return top
 
 
 def _is_entry(raw: bytes) -> bool:
@@ -797,8 +881,10 @@ def _is_entry(raw: bytes) -> bool:
     return True
 
 
-def _bisect_start(fd: int, size: int, cursor: int) -> int:
-    """A line start before which every valid entry has a cursor ≤ ``cursor``."""
+def _bisect_start(fd: int, size: int, cursor: int, late: Sequence[int] = ()) -> int:
+    """A line start before which every valid entry has a cursor ≤ ``cursor``. ``late``: the sorted
+    offsets of the late keys (``_ScanState``) in ``[0, size)``; a line holding one is stepped over
+    like a bad line, so the probes only see cursors above all before them (increasing)."""
     lo, hi = 0, size
     while hi - lo > _LINEAR_SCAN_BYTES:
         mid = (lo + hi) // 2
@@ -809,6 +895,8 @@ def _bisect_start(fd: int, size: int, cursor: int) -> int:
             try:
                 if raw is None:
                     raise BadLine("line too long")
+                if _holds(late, pos, nxt):
+                    raise BadLine("late")
                 probe = HistoryEntry.from_json(raw)
                 break
             except BadLine:
@@ -820,6 +908,12 @@ def _bisect_start(fd: int, size: int, cursor: int) -> int:
         else:
             lo = nxt
     return lo
+
+
+def _holds(offsets: Sequence[int], start: int, end: int) -> bool:
+    """Whether one of the sorted ``offsets`` is in ``[start, end)``."""
+    i = bisect_left(offsets, start)
+    return i < len(offsets) and offsets[i] < end
 
 
 def _scan(fd: int, start: int, size: int, report: _BadLineReport) -> Iterator[HistoryEntry]:

@@ -81,7 +81,7 @@ from typing import Any, Literal, cast
 from ..errors import InvalidScopeError, UnsafePathError, WorkspaceError
 from .fsutil import atomic_write, fsync_dir
 from .locking import Lock, lock_path
-from .workspace import WORKSPACE_ID_FILE, Workspace, ensure_workspace_id
+from .workspace import ROOT_FILE, WORKSPACE_ID_FILE, Workspace, ensure_workspace_id
 
 __all__ = [
     "Scope",
@@ -110,7 +110,6 @@ MAX_ID_CHARS = 128
 #: The file naming a workspace's scope, relative to the workspace.
 SCOPE_FILE = "memory/.reverie/scope.json"
 #: The file naming a root's kind, relative to the root.
-ROOT_FILE = "reverie-root.json"
 #: The user directories recorded under ids this version changes or refuses, relative to the root.
 LEGACY_FILE = "legacy-ids.json"
 RootKind = Literal["scopes", "plain"]
@@ -529,6 +528,12 @@ class ScopeRoot:
         if kind == "plain":
             raise WorkspaceError(
                 f"{self.root} is a plain root of workspaces ({ROOT_FILE}), not a root of scopes"
+            )
+        marks = Workspace(self.root).marks() if kind is None else []
+        if marks:
+            raise WorkspaceError(
+                f"{self.root} is a workspace, not a root of scopes ({marks[0]} is there): give "
+                f"-w {self.root} for its memory, or --root a folder of its own for users"
             )
         self._warned: set[str] = set()
 

@@ -76,6 +76,7 @@ import orjson
 
 from ..errors import SessionError
 from ..text.dates import parse_timestamp
+from ..text.safety import printable, unusable_key
 from .fsutil import atomic_write, open_for_write
 from .history import repair_torn_tail, write_all
 from .locking import Lock, lock_path
@@ -428,6 +429,11 @@ class SessionStore:
         path = self.path_for(key)
         session = self.load(path)
         if session is None:
+            # a new session: its key is one clean line (another agent's file may hold any key,
+            # and is still read by it)
+            why = unusable_key(key)
+            if why is not None:
+                raise SessionError(f"session key {printable(repr(key))[:80]} {why}")
             return Session(key=key, path=path)
         if session.key not in (key, clean_text(key)):
             log.warning("%s: metadata names key %r, opened as %r", path, session.key, key)

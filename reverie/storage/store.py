@@ -41,11 +41,13 @@ class WorkspaceStore:
         max_history_entries: int | None = None,
         *,
         config: Config | Callable[[], Config] | None = None,
+        migrate: bool = True,
     ) -> None:
         """``max_history_entries`` (nanobot's argument) overrides ``memory.history.retention`` for
         ``compact_history``. ``config``: the config, or a function giving it on first use (a
         ``Runtime``'s, so both share one); by default it is loaded from the workspace when first
-        needed."""
+        needed. ``migrate=False`` (a query, such as ``status``) leaves a legacy ``HISTORY.md``
+        where it is: the first store opened to write migrates it."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.workspace.check()  # a file where the workspace should be: a clear WorkspaceError
         # memory/, sessions/ or history.jsonl symlinked out: refuse, never write through
@@ -62,7 +64,7 @@ class WorkspaceStore:
             on_append=due_hook(self.workspace),
         )
         self._retention = max_history_entries
-        if self.workspace.legacy_history_path.is_file():
+        if migrate and self.workspace.legacy_history_path.is_file():
             migrate_legacy_history(self.workspace, self.history)
 
     @cached_property

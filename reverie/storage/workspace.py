@@ -31,7 +31,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import UnsafePathError, WorkspaceError
-from .fsutil import atomic_write, read_text_lossy
+from .fsutil import atomic_write, decode_lossy
 
 __all__ = [
     "Workspace",
@@ -44,6 +44,8 @@ __all__ = [
 
 SOUL = "SOUL.md"
 USER = "USER.md"
+#: What a root of workspaces holds at its top (``reverie.storage.scopes``): never a workspace.
+ROOT_FILE = "reverie-root.json"
 MEMORY = "memory/MEMORY.md"
 #: The durable memory files, as workspace-relative POSIX paths: what Dream edits and GitStore tracks
 #: by default.
@@ -185,6 +187,17 @@ class Workspace:
         reads as empty)."""
         if self.root.exists() and not self.root.is_dir():
             raise WorkspaceError(f"workspace {self.root} exists and is not a directory")
+        if os.path.lexists(self.root / ROOT_FILE):
+            raise WorkspaceError(
+                f"{self.root} is a root of workspaces ({ROOT_FILE}), not a workspace: "
+                f"give --root {self.root} --user ID (a user's memory in it), or -w another folder"
+            )
+
+    def marks(self) -> list[str]:
+        """What makes this directory a workspace already (its memory files, history, identity):
+        a root of scopes is never made inside one (``reverie.storage.scopes.ScopeRoot``)."""
+        found = (*MEMORY_FILES, "memory", WORKSPACE_ID_FILE)
+        return [rel for rel in found if os.path.lexists(self.root / rel)]
 
     # -- path safety -------------------------------------------------------------------------------
     def resolve(self, rel: str, *, allow_missing: bool = True) -> Path:
@@ -255,8 +268,18 @@ class Workspace:
         """Text of a workspace file; missing reads as empty, invalid UTF-8 as U+FFFD with one
         warning."""
         path = self.resolve(rel)
+        return decode_lossy(self.read_bytes(rel, path), origin=str(path))
+
+    def read_bytes(self, rel: str, path: Path | None = None) -> bytes:
+        """The bytes of a workspace file (``b""`` when missing), through ``resolve``; the one place
+        a file that cannot be read becomes a Reverie error: a folder where the file goes is
+        ``UnsafePathError`` ("is a folder, not a regular file"), any other failure
+        ``WorkspaceError``, each naming the file."""
+        path = self.resolve(rel) if path is None else path
         try:
-            return read_text_lossy(path)
+            return path.read_bytes()
+        except FileNotFoundError:
+            return b""
         except IsADirectoryError:
             raise UnsafePathError(
                 f"{rel!r} in {self.root} is a folder, not a regular file: move it aside"

@@ -32,6 +32,7 @@ __all__ = [
     "printable",
     "control_chars",
     "unstorable",
+    "unusable_key",
     "hidden",
     "describe",
     "visible",
@@ -81,6 +82,27 @@ def unstorable(text: str, *, controls: bool = True) -> str | None:
         f"holds a control character (U+{ord(char):04X}, {label}) at offset {found.start()}: "
         "remove it (only tab and newline are kept)"
     )
+
+
+def unusable_key(key: object, *, empty: bool = False) -> str | None:
+    """Why ``key`` cannot be a session key or an id, said after its name, or None: not a string,
+    blank, or text ``unstorable`` refuses, or a tab or a newline (a key is one line). The one check
+    every way a key comes in applies (``Memory``'s verbs, the session files, history's appends, the
+    adapters), so a NUL or an escape sequence never names a session file, a history entry's
+    session, a memory id or a prompt's conversation. ``empty``: a blank key is no key (history's
+    entries, whose ``session_key`` nanobot may leave empty)."""
+    if not isinstance(key, str):
+        return f"must be a string, not {type(key).__name__}"
+    if not empty and not key.strip():
+        return "is empty: say what it is"
+    for i, ch in enumerate(key):
+        if ch in "\t\n\r":
+            name = {"\t": "CHARACTER TABULATION", "\n": "LINE FEED", "\r": "CARRIAGE RETURN"}[ch]
+            return (
+                f"holds a control character (U+{ord(ch):04X}, {name}) at offset {i}: "
+                "a key is one line of text"
+            )
+    return unstorable(key)
 
 
 def control_chars(text: str) -> set[str]:
