@@ -6,9 +6,7 @@ usage: REVERIE_MODEL=scripted/pty python scripted_cli.py <reverie args...>
 The model answers a chat turn with ``echo: <message>`` — after ``SCRIPTED_SLOW`` seconds (default
 60) when the message contains "slow", so a test can press Ctrl-C mid-turn. Reverie's own tasks get
 "(nothing)" (archive) and "[SKIP]" (the others), after ``SCRIPTED_SLOW`` seconds for the tasks named
-in ``SCRIPTED_SLOW_TASKS`` (comma-separated), so a test can watch the status line; a slow answer
-first creates the file ``SCRIPTED_SLOW_MARK`` names, if set, so a test can wait until the model is
-in its wait rather than sleep a guess of how long the start-up takes. ``direct=True``:
+in ``SCRIPTED_SLOW_TASKS`` (comma-separated), so a test can watch the status line. ``direct=True``:
 these tests exercise the terminal, not the provider path, and skip litellm's import.
 """
 
@@ -27,17 +25,9 @@ def answer(prompt: Prompt) -> Reply:
     task = protocol.task_of(prompt.system)
     if task is not None:
         delay = slow if task in os.environ.get("SCRIPTED_SLOW_TASKS", "").split(",") else None
-        return _marked(Reply("(nothing)" if task == "archive" else "[SKIP]", delay=delay))
+        return Reply("(nothing)" if task == "archive" else "[SKIP]", delay=delay)
     text = prompt.user.strip()
-    return _marked(Reply(f"echo: {text}", delay=slow if "slow" in text else None))
-
-
-def _marked(reply: Reply) -> Reply:
-    mark = os.environ.get("SCRIPTED_SLOW_MARK")
-    if mark and reply.delay:
-        with open(mark, "a"):
-            pass
-    return reply
+    return Reply(f"echo: {text}", delay=slow if "slow" in text else None)
 
 
 if __name__ == "__main__":
