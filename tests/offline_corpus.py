@@ -21,6 +21,7 @@ returns the lines added to each file.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -1380,6 +1381,14 @@ def negative_cases(text: str = NEGATIVE) -> list[Case]:
 
 
 def templates() -> dict[str, str]:
+    """The workspace's template files (a new dict each call: callers edit it)."""
+    return dict(_templates())
+
+
+@functools.cache
+def _templates() -> dict[str, str]:
+    # Read once per process: the corpus tests learn tens of thousands of sentences, each from the
+    # templates, and reading them through importlib.resources was a tenth of a LoCoMo run's time.
     base = resources.files("reverie.templates")
     return {
         "SOUL.md": base.joinpath("SOUL.md").read_text(),
@@ -1388,13 +1397,18 @@ def templates() -> dict[str, str]:
     }
 
 
+#: The packaged prompt of each task, read once per process (as ``_templates``): a sentence asks
+#: up to three times.
+_prompt = functools.cache(load_prompt)
+
+
 _ROLE = re.compile(r"^(ASSISTANT|TOOL|OTHER\([^)]*\)|USER):\s*(.*)$", re.S)
 
 
 def _ask(task: str, sections: list[tuple[str, str]], tools=None):
     return respond(
         [
-            {"role": "system", "content": load_prompt(task)},
+            {"role": "system", "content": _prompt(task)},
             {"role": "user", "content": p.render_sections(sections)},
         ],
         tools=tools,

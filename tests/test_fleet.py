@@ -22,6 +22,7 @@ from support.fleet import (
     git,
     start_dispatcher,
     start_worker,
+    stop_together,
     wait_for,
 )
 from support.fleet_fixtures import needs_redis
@@ -282,8 +283,7 @@ def test_workers_drain_every_workspace(tmp_path, redis_server):
     try:
         wait_for(lambda: _drained(app), 60, "every workspace drained")
     finally:
-        for p in procs:
-            p.stop(signal.SIGTERM)
+        stop_together(procs, signal.SIGTERM)
     _check_workspaces(app)
     assert (
         sum(bool(batches_committed(app.path(u))) for u in app.acked) >= 3
@@ -429,8 +429,7 @@ def test_faults_lose_nothing_and_commit_no_batch_twice(tmp_path, redis_server, m
     try:
         wait_for(lambda: _drained(app), 90, "every workspace drained after the faults", poll=0.2)
     finally:
-        for p in [*workers, dispatcher]:
-            p.stop(signal.SIGTERM)
+        stop_together([*workers, dispatcher], signal.SIGTERM)
     _check_workspaces(app)
     logs = "".join(p.read_text(errors="replace") for p in tmp_path.glob("*.log"))
     assert "lease-lost" in logs or "fenced" in logs, (

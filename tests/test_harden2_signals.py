@@ -136,7 +136,7 @@ def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 def test_serve_stops_on_a_signal_with_its_status(tmp_path, sig):
     env = _env(tmp_path / "home")
     ws = tmp_path / "ws"
-    assert _run(env, "-w", str(ws), "init").returncode == 0
+    assert invoke("-w", str(ws), "init", env=env).returncode == 0  # set-up: in this process
     proc = _start(env, "-w", str(ws), "serve")
     assert proc.stdout is not None
     assert "reverie serve:" in proc.stdout.readline()  # the handlers are in place once it says so

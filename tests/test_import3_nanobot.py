@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.cli import run_cli
+from support.cli import invoke, run_cli
 
 from reverie.memory.importers import import_nanobot
 
@@ -167,10 +167,11 @@ def test_a_staging_folder_held_by_a_running_import_is_left_alone(tmp_path):
 
 
 def test_a_bundle_import_removes_a_staging_folder_a_killed_one_left(tmp_path):
-    ws = tmp_path / "ws"
-    assert _cli(ws, "init").returncode == 0
+    ws, home = tmp_path / "ws", {"REVERIE_HOME": str(tmp_path / "home")}
     bundle = tmp_path / "b.tgz"
-    assert _cli(ws, "export", str(bundle)).returncode == 0
+    # the bundle is set up in this process; the import checked is a CLI process of its own
+    assert invoke("-w", str(ws), "init", env=home).returncode == 0
+    assert invoke("-w", str(ws), "export", str(bundle), env=home).returncode == 0
     stale = tmp_path / ".dst.import-abc123"
     stale.mkdir()
     (stale / "history.jsonl").write_text("redacted copy\n")

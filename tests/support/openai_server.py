@@ -210,8 +210,13 @@ class OpenAIServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
+        # serve_forever notices shutdown() only between polls: at its default 0.5 s every test's
+        # server took half a second to stop (~40 tests' teardowns, the rest in their bodies).
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="openai-test-server", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="openai-test-server",
+            daemon=True,
         )
 
     @property
