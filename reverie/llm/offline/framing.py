@@ -131,9 +131,23 @@ def framed(sentences: list[str]) -> list[bool]:
     return out
 
 
+#: A decision dated by when it was taken ("Team agreed today: …", "we decided this morning to …"):
+#: the time word is the decision's, and what was decided lasts.
+_DECIDED_WHEN = re.compile(
+    r"\b(?:agreed|decided|voted|settled|signed off|committed|made the call)\s+(?:on\s+)?"
+    r"(?=(?:today|this (?:morning|afternoon|evening|week|month|sprint))\b)"
+    r"|\b(?:today|this (?:morning|afternoon|week|month|sprint)),?\s+(?:we|the team|our team)\s+"
+    r"(?=(?:agreed|decided|voted|settled|signed off|committed)\b)",
+    re.I,
+)
+
+
 def temporary(sentence: str) -> bool:
     """The sentence is about a passing state ("I'm working from a café today"): no lasting fact in
-    it."""
+    it. A decision's date is none ("Team agreed today: all new services in Go")."""
+    m = _DECIDED_WHEN.search(sentence)
+    if m is not None:
+        sentence = sentence[: m.end()] + _TEMPORARY.sub("", sentence[m.end() :], count=1)
     return _TEMPORARY.search(sentence) is not None
 
 

@@ -161,7 +161,11 @@ _LABELS: list[tuple[re.Pattern[str], str]] = [
         "We use {v}",
     ),
     (
-        re.compile(r"^team (?:agreement|rule)(?: [^:]{1,30})?\s*:\s*(?P<v>.+)$", re.I),
+        re.compile(
+            r"^(?:the )?team (?:agreement|rule|decision|agreed|decided)(?: [^:]{1,30})?\s*:\s*"
+            r"(?P<v>.+)$",
+            re.I,
+        ),
         "Team agreement: {v}",
     ),
     (
