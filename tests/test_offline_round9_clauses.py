@@ -148,3 +148,47 @@ def test_half_of_something_else_is_no_hedge() -> None:
 def test_writes_with_an_object_is_no_report() -> None:
     assert lasting("Anna writes that I'm a vegan") == []
     assert lasting("My friend in London says I'm a vegan") == []
+
+
+# -- part of the week: a pastime's time, but only part of a home, a job or a diet -----------------
+def test_part_of_the_week_is_a_pastimes_time() -> None:
+    assert "Likes baking on weekends" in facts("I love baking on weekends")
+    for message in (
+        "I live in Brighton on weekends",
+        "I work from home on weekdays",
+        "I'm vegetarian on weekdays",
+        "She's with me on weekdays and with her dad on weekends.",
+    ):
+        assert lasting(message) == [], message
+
+
+def test_a_verb_after_my_mother_is_no_name() -> None:
+    assert not [f for f in facts("I cook fish curries like my mother made") if "named" in f]
+
+
+# -- words that looked like a frame, a task or sarcasm -------------------------------------------
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("polish is my first language, english second", "Native language: Polish"),
+        ("Teacher at Lycée Molière in Lyon, if that's useful for context.", "Works as teacher"),
+        ("Explain it as if I'm a beginner. I live in Quito.", "Lives in Quito"),
+    ],
+)
+def test_no_frame_where_none_is(message: str, expected: str) -> None:
+    assert expected in facts(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Polish my bio: I live in Paris and I'm a nurse.",  # a task on a text
+        "As if I'd ever live in Paris. I'm a CEO.",  # sarcasm
+        "I'm the CEO of Apple, as if!",
+        "In my game I'm a pilot who lives in Oslo.",  # a story
+        "For my D&D campaign I'm an elf who lives in Rivendell.",
+        "I live in Oslo, if that's true.",  # a doubt, no remark on relevance
+    ],
+)
+def test_frames_that_stay(message: str) -> None:
+    assert lasting(message) == []

@@ -70,8 +70,22 @@ _HEDGE = re.compile(
     r"partly|partially|(?<!and a )half(?! past\b| an? (?:hour|day|year|mile|kilo)| (?:of|the|our|"
     r"my|their|his|her)\b| (?:one|two|"
     r"three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)|sometimes|occasionally|at times|"
-    r"on weekdays|on weekends|more or less|ish|i think(?! in\b)|i guess|i suppose|not sure|"
+    r"more or less|ish|i think(?! in\b)|i guess|i suppose|not sure|"
     r"apparently|supposedly|allegedly)\b",
+    re.I,
+)
+
+
+#: Part of the week: when a pastime or a habit happens ("I ride her on weekends", "On weekends I
+#: do ceramics"), but only a part of a home or a job ("I live in Brighton on weekends", "I work
+#: from home on weekdays", "I'm vegetarian on weekdays", "I use Linux at weekends"), which a line
+#: without it would overstate.
+_PART_WEEK = re.compile(r"\b(?:on|at|over) (?:the )?(?:weekdays|weekends|weekend)\b", re.I)
+_PART_OF_A_STATE = re.compile(
+    r"\b(?:live|lives|living|stay|stays|staying|based|home|work|works|working|job|office|employed|"
+    r"shifts?|rent|flat|apartment|house|use|uses|using|eat|eats|eating|drink|drinks|drinking|diet|"
+    r"vegan|vegetarian|veggie|pescatarian|sober|fast|fasting|single|married|custody)\b"
+    r"|\bwith (?:me|us|them|him|her|my|our)\b",
     re.I,
 )
 
@@ -127,7 +141,9 @@ _REPORTED = re.compile(
 #: Sarcasm: the whole message is unsure ("Oh great, I'm the boss now 🙄").
 SARCASM = re.compile(
     r"\b(?:yeah right|oh great|oh joy|oh wonderful|oh sure|sure thing|/s|said no one ever|"
-    r"as if|not!|yeah,? sure|totally not)\b|/s\b|🙄|\bnot\.$",
+    r"not!|yeah,? sure|totally not)\b|/s\b|🙄|\bnot\.$"
+    # "As if I'd ever …", "… as if!": sarcasm; "explain it as if I'm a beginner" is a comparison
+    r"|(?:^|(?<=[.!?]\s))as if\b|\bas if\s*[.!]*$",
     re.I,
 )
 #: Laughter: its own sentence is unsure ("I'm the Queen of England, haha."), and the sentence
@@ -320,7 +336,9 @@ def statement(sentence: str) -> bool:
         or _IRONIC.match(sentence)
     ):
         return False
-    if _HEDGE.search(sentence):
+    if _HEDGE.search(sentence) or (
+        _PART_WEEK.search(sentence) and _PART_OF_A_STATE.search(sentence)
+    ):
         return False
     probe = re.sub(r"\b(?:would|'d) rather\b", "prefer", sentence, flags=re.I)
     if _HYPOTHETICAL.search(probe) or _REPORTED.search(sentence):
@@ -1052,7 +1070,8 @@ def _without_fillers(text: str) -> str:
 #: on relevance said with no comma ("timezone GMT+6 if that matters for reminders").
 _REMARK_CUT = re.compile(
     r"(?<!\s)\s*,\s+|(?<!\s)\s+[-–—]\s+|(?<!\s)\s*\(|\)\s*"
-    r"|(?<!\s)\s+(?=in case\b(?! of\b)|if (?:that|it|this) (?:matters|helps|is relevant|makes a "
+    r"|(?<!\s)\s+(?=in case\b(?! of\b)|if (?:that|it|this)(?: is|'s) (?:useful|helpful|"
+    r"important|relevant)\b|if (?:that|it|this) (?:matters|helps|is relevant|makes a "
     r"difference)\b)"
     # "my husky Storm is 3 and he destroys everything lol": a remark on someone else, its own mood
     r"|(?<!\s)\s+(?=and (?:he|she|it|they)(?:'s|'re)?\s)"
@@ -1064,7 +1083,8 @@ _REMARK_CUT = re.compile(
 #: A remark that says why the user tells it, or when it matters, and leaves the head as it is: "in
 #: case you need it", "if that matters", "if it helps".
 _RELEVANCE = re.compile(
-    r"^(?:in case\b(?! of\b)|if (?:that|it|this) (?:matters|helps|is relevant|makes a difference|"
+    r"^(?:in case\b(?! of\b)|if (?:that|it|this)(?: is|'s) (?:useful|helpful|important|"
+    r"relevant)\b|if (?:that|it|this) (?:matters|helps|is relevant|makes a difference|"
     r"changes anything)\b|if you (?:need|want|care|wonder|were wondering|must know)\b|"
     r"if i'm (?:being )?honest\b|to be honest\b)",
     re.I,

@@ -102,7 +102,11 @@ _NOT_A_NAME = frozenset(
     "his her it its me we they them i ive come came got gets is's hes shes who's lives works "
     "died passed left moved started turned born says told never always often usually here there "
     "well back home away out up down off already finally recently and its not no yes very much "
-    "more most some all both each every other another such only own same early late soon".split()
+    "more most some all both each every other another such only own same early late soon "
+    # verbs some list of given names holds ("like my mother made", "my dad taught me")
+    "made makes did does went goes took takes gave gives knew knows thought bought brought taught "
+    "kept met ran saw sent sat won wore wrote grew drew flew ate drank cooked cooks baked bakes "
+    "used uses loved loves likes hated hates wanted wants needed needs tried tries".split()
 )
 
 
