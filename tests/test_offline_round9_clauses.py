@@ -192,3 +192,15 @@ def test_no_frame_where_none_is(message: str, expected: str) -> None:
 )
 def test_frames_that_stay(message: str) -> None:
     assert lasting(message) == []
+
+
+# -- phone typing: "its" where a clause opens, "id" before a preference ---------------------------
+def test_its_and_id_typed_without_apostrophes() -> None:
+    from reverie.llm.offline.rules.shorthand import spelled
+
+    assert spelled("changed my mind its ramen now") == "changed my mind it's ramen now"
+    assert spelled("ok, its fine") == "ok, it's fine"
+    assert spelled("id rather short answers") == "I'd rather short answers"
+    assert spelled("the dog wags its tail") == "the dog wags its tail"  # a possessive stays
+    assert spelled("its own thing") == "its own thing"
+    assert spelled("my id is 1234") == "my id is 1234"

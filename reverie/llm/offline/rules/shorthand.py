@@ -70,6 +70,13 @@ _FILLER = re.compile(
 )
 
 
+#: "its" where a clause opens ("changed my mind its ramen now", "its a shiba"): a possessive never
+#: opens one, so it is "it's".
+_ITS = re.compile(r"(?:^|(?<=[.!?;,:]\s)|(?<=\bmind\s)|(?<=\bnow\s))its(?=\s+(?!own\b)[a-z])", re.I)
+#: "id like", "id rather": "I'd" ("id" alone may be an ID).
+_ID = re.compile(r"\bid(?=\s+(?:like|love|prefer|rather|appreciate)\b)", re.I)
+
+
 #: "were on django 5": "we're", where "were" cannot be the past (no subject before it).
 _WERE = re.compile(
     r"(?:^|(?<=[.!?]\s))were (?=(?:on|using|going|moving|switching|running|based|in)\b)", re.I
@@ -139,6 +146,8 @@ def spelled(message: str) -> str:
         full = _APOSTROPHES[word.lower()]
         return full if full[:1] == "I" or word.islower() else full[:1].upper() + full[1:]
 
+    message = _ITS.sub(lambda m: "It's" if m.group(0)[0] == "I" else "it's", message)
+    message = _ID.sub("I'd", message)
     return _APOSTROPHE_RX.sub(put, message)
 
 
