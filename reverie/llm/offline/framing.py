@@ -29,6 +29,8 @@ _TASK = re.compile(
     r"(?:translate|proofread|rephrase|paraphrase|reword|rewrite|correct|fix|check(?!\s+(?:it\s+|"
     r"this\s+)?out\b)|"
     r"edit|polish|summari[sz]e|spell-?check|improve|shorten|format|convert)\b"
+    # a verb with a copula after it is a noun: "Polish is my first language"
+    r"(?!\s+(?:is|are|was|were|has)\b|'s\b)"
     r"|\b(?:translate|translation of|proofread|rephrase|paraphrase|reword)\b.{0,40}[:\"“]"
     r"|\bhow (?:do|would) (?:you|i|we) say\b|\bwhat does .{1,60} mean\b|\bin (?-i:[A-Z])[a-z]+ "
     r"(?:please)?:"
@@ -53,6 +55,9 @@ _FORWARD = re.compile(
     r"fiction|poem|song|play|sketch|comic|dream|dreams|fantasy|daydream|nightmare|imagination|"
     r"role-?play|"
     r"d&d|rpg|world-?building|writing class|creative writing|hypothetical|scenario|simulation)\b"
+    # the frame's noun naming another thing is none: "a bot for my D&D group", "Unity for the game"
+    r"(?!\s+(?:group|club|night|nights|session|sessions|server|bot|team|app|project|studio|engine|"
+    r"company|shop|store|website|site)\b)(?<!\bfor the game)(?<!\bfor our game)"
     r"|\bmy (?:character|protagonist|hero|heroine|narrator|avatar|persona|oc)\b"
     r"|\bthe (?:protagonist|main character|hero|heroine|narrator|villain)\b"
     r"|\brole-?play(?:ing)?\b|\blet's (?:pretend|say|imagine|play)\b|\bpretend(?:ing)?\b|\bin "
@@ -131,9 +136,23 @@ def framed(sentences: list[str]) -> list[bool]:
     return out
 
 
+#: A decision dated by when it was taken ("Team agreed today: …", "we decided this morning to …"):
+#: the time word is the decision's, and what was decided lasts.
+_DECIDED_WHEN = re.compile(
+    r"\b(?:agreed|decided|voted|settled|signed off|committed|made the call)\s+(?:on\s+)?"
+    r"(?=(?:today|this (?:morning|afternoon|evening|week|month|sprint))\b)"
+    r"|\b(?:today|this (?:morning|afternoon|week|month|sprint)),?\s+(?:we|the team|our team)\s+"
+    r"(?=(?:agreed|decided|voted|settled|signed off|committed)\b)",
+    re.I,
+)
+
+
 def temporary(sentence: str) -> bool:
     """The sentence is about a passing state ("I'm working from a café today"): no lasting fact in
-    it."""
+    it. A decision's date is none ("Team agreed today: all new services in Go")."""
+    m = _DECIDED_WHEN.search(sentence)
+    if m is not None:
+        sentence = sentence[: m.end()] + _TEMPORARY.sub("", sentence[m.end() :], count=1)
     return _TEMPORARY.search(sentence) is not None
 
 

@@ -66,10 +66,26 @@ _HEDGE = re.compile(
     r"(?<!\bdifferent )(?<!\bsame )(?<!\bother )(?<!\bevery )(?<!\bone )(?:sort|kind) of|kinda|"
     # "half" of a share ("half Italian"), not of a clock or a count ("half past nine", "an hour and
     # a half")
-    r"partly|partially|(?<!and a )half(?! past\b| an? (?:hour|day|year|mile|kilo)| (?:one|two|"
+    # "half of my questions", "half our clients", "half the week": a share of something else
+    r"partly|partially|(?<!and a )half(?! past\b| an? (?:hour|day|year|mile|kilo)| (?:of|the|our|"
+    r"my|their|his|her)\b| (?:one|two|"
     r"three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)|sometimes|occasionally|at times|"
-    r"on weekdays|on weekends|more or less|ish|i think|i guess|i suppose|not sure|apparently|"
-    r"supposedly|allegedly)\b",
+    r"more or less|ish|i think(?! in\b)|i guess|i suppose|not sure|"
+    r"apparently|supposedly|allegedly)\b",
+    re.I,
+)
+
+
+#: Part of the week: when a pastime or a habit happens ("I ride her on weekends", "On weekends I
+#: do ceramics"), but only a part of a home or a job ("I live in Brighton on weekends", "I work
+#: from home on weekdays", "I'm vegetarian on weekdays", "I use Linux at weekends"), which a line
+#: without it would overstate.
+_PART_WEEK = re.compile(r"\b(?:on|at|over) (?:the )?(?:weekdays|weekends|weekend)\b", re.I)
+_PART_OF_A_STATE = re.compile(
+    r"\b(?:live|lives|living|stay|stays|staying|based|home|work|works|working|job|office|employed|"
+    r"shifts?|rent|flat|apartment|house|use|uses|using|eat|eats|eating|drink|drinks|drinking|diet|"
+    r"vegan|vegetarian|veggie|pescatarian|sober|fast|fasting|single|married|custody)\b"
+    r"|\bwith (?:me|us|them|him|her|my|our)\b",
     re.I,
 )
 
@@ -110,7 +126,10 @@ _REPORTED = re.compile(
     r"(?!(?:Always|Never|Please|Just|Also)\b)(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|"
     r"thinks|think|"
     r"thought|claims?|claimed|believes?|"
-    r"believed|wrote|writes|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b"
+    r"believed|"
+    # "writes" with an object is work done, no report: "our team in Tokyo writes the services in Go"
+    r"(?:wrote|writes)(?!\s+(?:the|a|an|our|all|most|code|software|apps?|services?|docs|tests)"
+    r"\b)|asked|asks|assumes?|assumed|insists?|insisted|mentioned|mentions)\b"
     # the speaker named after the words: "I'm a total movie fan, said my brother"
     r"|,\s*(?:said|says|asked|asks|wrote|writes|added|adds|replied)\s+(?:(?-i:[A-Z])\w+|my \w+|his "
     r"\w+|her \w+|"
@@ -122,7 +141,9 @@ _REPORTED = re.compile(
 #: Sarcasm: the whole message is unsure ("Oh great, I'm the boss now 🙄").
 SARCASM = re.compile(
     r"\b(?:yeah right|oh great|oh joy|oh wonderful|oh sure|sure thing|/s|said no one ever|"
-    r"as if|not!|yeah,? sure|totally not)\b|/s\b|🙄|\bnot\.$",
+    r"not!|yeah,? sure|totally not)\b|/s\b|🙄|\bnot\.$"
+    # "As if I'd ever …", "… as if!": sarcasm; "explain it as if I'm a beginner" is a comparison
+    r"|(?:^|(?<=[.!?]\s))as if\b|\bas if\s*[.!]*$",
     re.I,
 )
 #: Laughter: its own sentence is unsure ("I'm the Queen of England, haha."), and the sentence
@@ -315,7 +336,9 @@ def statement(sentence: str) -> bool:
         or _IRONIC.match(sentence)
     ):
         return False
-    if _HEDGE.search(sentence):
+    if _HEDGE.search(sentence) or (
+        _PART_WEEK.search(sentence) and _PART_OF_A_STATE.search(sentence)
+    ):
         return False
     probe = re.sub(r"\b(?:would|'d) rather\b", "prefer", sentence, flags=re.I)
     if _HYPOTHETICAL.search(probe) or _REPORTED.search(sentence):
@@ -418,6 +441,10 @@ _NEW_SUBJECT = re.compile(
     r"(?:mostly|usually|sometimes|often)\s+(?:i|we)\b|"
     # the user's subject left out before a move ("not in bologna anymore, moved to verona")
     r"(?:(?:just|recently|finally) )?(?:moved|relocated) (?:back )?to\s|(?:living|based) in\s|"
+    # a clause of its own with a subject named by its noun: "big fan of Ghibli, Spirited Away is
+    # my favourite film"
+    r"(?!(?:it|that|this|there|which|who|what|so|and|but|or|not)\b)(?:[\w'-]+\s+){1,3}(?:is|are)"
+    r"\s+(?:my|our)\s|"
     # a diet said with no subject after the user's clause ("…, fully vegan")
     r"(?:(?:fully|strictly|completely|totally) )?(?:vegan|vegetarian|pescatarian)\s*[.!]*$)",
     re.I,
@@ -445,11 +472,70 @@ def clauses(sentence: str) -> list[str]:
         return [sentence]
     parts = []
     for part in _CLAUSE_SPLIT.split(sentence):
-        for piece in _at_new_subjects(part.strip()):
+        for piece in (c for p in _at_new_subjects(part.strip()) for c in coordinated_clauses(p)):
             run_on = _RUN_ON.split(piece) if _RUN_ON_HEAD.match(piece) else [piece]
             parts += [p.strip() for p in run_on]
     parts = [f for p in parts for f in _fragments(p)]
     return [d for p in parts if p for d in _diet_denials(_CONJUNCTION.sub("", p))]
+
+
+#: Where a second main clause is joined by "and" (with or without its comma): the words after it
+#: open with a subject and its verb ("I'm Deaf and ASL is my first language", "I'm divorced and I
+#: have a son", "we deploy to AWS, and the services run on ECS"), or with the user's verb and the
+#: subject left out ("I'm Deaf and use BSL day to day"). No list of connectives: the shape of the
+#: words after "and" decides.
+_AND_CLAUSE = re.compile(
+    # "Priya and I are divorced": "and I are" joins two subjects, no clauses
+    r"(?<=\w)\s*,?\s+and\s+(?=(?P<s>(?:i(?!\s+(?:are|were|both)\b)|i'm|i've|i am|i have|we|we're|"
+    r"we've|we are)\s"
+    r"|(?:my|our|the|his|her|their)\s+(?:[\w'-]+\s+){0,3}?(?:is|are|was|has|have|lives?|works?|"
+    r"runs?|uses?|stays?|starts?|goes|go|takes?|gets?|needs?|handles?|sits?|hosts?)\s"
+    r"|(?-i:[A-Z])[\w-]*(?:\s+[\w-]+){0,2}\s+(?:is|are)\s+(?:my|our)\s)"
+    r"|(?P<v>(?:use|carry|speak|sign|keep|own|teach|play|run|have|mix|record|write|volunteer|"
+    r"coach|train|grow|ride|drive|cook|bake|work from|live with)\s))",
+    re.I,
+)
+#: A state of the user's ("I'm Deaf", "I'm allergic to peanuts") before which a second verb may
+#: leave its subject out: "I'm Deaf and use BSL", "… and carry an EpiPen".
+_I_AM_STATE = re.compile(r"^(?:i'm|i am)\s", re.I)
+#: The words before "and" are a clause: the user as a pronoun subject, or a verb of being or
+#: having after "my …" ("my first language is …"); "my husband Kwame" is a subject only.
+_HAS_VERB = re.compile(
+    r"^(?:i|i'm|i am|i've|i have|we|we're|we are|we've)\s|\b(?:is|are|was|were|has|have|had)\b",
+    re.I,
+)
+#: A cue of change or an ending in the part ("I quit teaching in June and I'm a video editor now").
+_CHANGED = re.compile(
+    rf"{CHANGE_CUE.pattern}|\b(?:quit|left|stopped|gave up|retired|resigned|no longer)\b", re.I
+)
+_USER_FIRST = re.compile(r"^(?:i|i'm|i am|i've|i have|we|we're|we are|we've|my|our)\b", re.I)
+
+
+def coordinated_clauses(part: str) -> list[str]:
+    """The part cut where "and" joins a second main clause to one that opens with the user (see
+    ``_AND_CLAUSE``), when each side is a statement of its own: a hedge, a plan or a question on
+    either side keeps the part whole, so the mood reaches both."""
+    if not _USER_FIRST.match(part) or _CONDITIONAL.match(part) or _CHANGED.search(part):
+        return [part]  # a change is read whole: what ended and what began are one correction
+    out: list[str] = []
+    start = 0
+    for m in _AND_CLAUSE.finditer(part):
+        left = part[start : m.start()].strip()
+        right = part[m.end() :].strip()
+        if m.group("v"):
+            if not _I_AM_STATE.match(left):
+                continue  # "we had to dig deep and keep on pushing": one clause, its subject's
+            right = f"I {right}"
+        if len(left.split()) < 2 or len(right.split()) < 3 or not _HAS_VERB.search(left):
+            continue  # "my husband Kwame and I have twins": the left is a subject, no clause
+        if not statement(left) or not statement(right) or _mood(right):
+            return [part]  # "I think I'm Deaf and …", "… and I might move": one mood for both
+        out.append(left)
+        start = m.end()
+        if m.group("v"):
+            out.append(right)
+            return out  # a verb with its subject left out ends the cutting: the rest is its own
+    return [*out, part[start:].strip()] if out else [part]
 
 
 def _fragments(part: str) -> list[str]:
@@ -774,7 +860,7 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
     cue = CORRECTION_CUE.match(text)
     if cue:
         correction, text = True, text[cue.end() :]
-    text = _noted(text)
+    text = _diagnosed(_noted(text))
     asked = polite_request(text)
     if asked is not None:
         text = _STANDING_SCOPE.sub("", asked).strip()
@@ -940,6 +1026,29 @@ def _noted(text: str) -> str:
     return m.group("s") if m else text
 
 
+#: A diagnosis given by a clinician ("My doctor says I'm prediabetic", "my GP told me in January
+#: that I have type 2 diabetes", "The vet says our lab Nala has hip dysplasia"): the finding is the
+#: user's fact, told by the one who knows. Only a state after "says/told me/confirmed/diagnosed"
+#: (never advice: "says I should …", "told me to …") and never a guess ("thinks", "might").
+_DIAGNOSED = re.compile(
+    r"^(?:my|our|the) (?:doctor|doc|gp|vet|dentist|physio|physiotherapist|cardiologist|"
+    r"dermatologist|allergist|specialist|consultant|neurologist|endocrinologist|optician|"
+    r"audiologist|paediatrician|pediatrician|psychiatrist|therapist)\s+(?:says|said|told me|"
+    r"confirmed|has confirmed|diagnosed me)(?:\s+(?:in|last|this|on)\s+\w+)?(?:\s+that)?\s+"
+    r"(?P<s>(?:i'm|i am|i have(?! to\b)|i've got|(?:my|our) (?:[\w'-]+ ){1,3}(?:is|has)\s)"
+    r"(?!.*\b(?:should|might|may|could|probably|maybe|possibly|need|needs|must|have to|"
+    r"has to)\b).+)$",
+    re.I,
+)
+
+
+def _diagnosed(text: str) -> str:
+    """The finding a clinician's diagnosis states, as the user's own words; the text as it is when
+    it is none."""
+    m = _DIAGNOSED.match(text.strip())
+    return m.group("s") if m else text
+
+
 def _standing(text: str) -> str:
     m = _WHEN_I_ASK.match(text)
     if not m:
@@ -961,7 +1070,8 @@ def _without_fillers(text: str) -> str:
 #: on relevance said with no comma ("timezone GMT+6 if that matters for reminders").
 _REMARK_CUT = re.compile(
     r"(?<!\s)\s*,\s+|(?<!\s)\s+[-–—]\s+|(?<!\s)\s*\(|\)\s*"
-    r"|(?<!\s)\s+(?=in case\b(?! of\b)|if (?:that|it|this) (?:matters|helps|is relevant|makes a "
+    r"|(?<!\s)\s+(?=in case\b(?! of\b)|if (?:that|it|this)(?: is|'s) (?:useful|helpful|"
+    r"important|relevant)\b|if (?:that|it|this) (?:matters|helps|is relevant|makes a "
     r"difference)\b)"
     # "my husky Storm is 3 and he destroys everything lol": a remark on someone else, its own mood
     r"|(?<!\s)\s+(?=and (?:he|she|it|they)(?:'s|'re)?\s)"
@@ -973,7 +1083,8 @@ _REMARK_CUT = re.compile(
 #: A remark that says why the user tells it, or when it matters, and leaves the head as it is: "in
 #: case you need it", "if that matters", "if it helps".
 _RELEVANCE = re.compile(
-    r"^(?:in case\b(?! of\b)|if (?:that|it|this) (?:matters|helps|is relevant|makes a difference|"
+    r"^(?:in case\b(?! of\b)|if (?:that|it|this)(?: is|'s) (?:useful|helpful|important|"
+    r"relevant)\b|if (?:that|it|this) (?:matters|helps|is relevant|makes a difference|"
     r"changes anything)\b|if you (?:need|want|care|wonder|were wondering|must know)\b|"
     r"if i'm (?:being )?honest\b|to be honest\b)",
     re.I,

@@ -70,6 +70,13 @@ _FILLER = re.compile(
 )
 
 
+#: "its" where a clause opens ("changed my mind its ramen now", "its a shiba"): a possessive never
+#: opens one, so it is "it's".
+_ITS = re.compile(r"(?:^|(?<=[.!?;,:]\s)|(?<=\bmind\s)|(?<=\bnow\s))its(?=\s+(?!own\b)[a-z])", re.I)
+#: "id like", "id rather": "I'd" ("id" alone may be an ID).
+_ID = re.compile(r"\bid(?=\s+(?:like|love|prefer|rather|appreciate)\b)", re.I)
+
+
 #: "were on django 5": "we're", where "were" cannot be the past (no subject before it).
 _WERE = re.compile(
     r"(?:^|(?<=[.!?]\s))were (?=(?:on|using|going|moving|switching|running|based|in)\b)", re.I
@@ -102,7 +109,11 @@ _NOT_A_NAME = frozenset(
     "his her it its me we they them i ive come came got gets is's hes shes who's lives works "
     "died passed left moved started turned born says told never always often usually here there "
     "well back home away out up down off already finally recently and its not no yes very much "
-    "more most some all both each every other another such only own same early late soon".split()
+    "more most some all both each every other another such only own same early late soon "
+    # verbs some list of given names holds ("like my mother made", "my dad taught me")
+    "made makes did does went goes took takes gave gives knew knows thought bought brought taught "
+    "kept met ran saw sent sat won wore wrote grew drew flew ate drank cooked cooks baked bakes "
+    "used uses loved loves likes hated hates wanted wants needed needs tried tries".split()
 )
 
 
@@ -135,6 +146,8 @@ def spelled(message: str) -> str:
         full = _APOSTROPHES[word.lower()]
         return full if full[:1] == "I" or word.islower() else full[:1].upper() + full[1:]
 
+    message = _ITS.sub(lambda m: "It's" if m.group(0)[0] == "I" else "it's", message)
+    message = _ID.sub("I'd", message)
     return _APOSTROPHE_RX.sub(put, message)
 
 
@@ -161,7 +174,11 @@ _LABELS: list[tuple[re.Pattern[str], str]] = [
         "We use {v}",
     ),
     (
-        re.compile(r"^team (?:agreement|rule)(?: [^:]{1,30})?\s*:\s*(?P<v>.+)$", re.I),
+        re.compile(
+            r"^(?:the )?team (?:agreement|rule|decision|agreed|decided)(?: [^:]{1,30})?\s*:\s*"
+            r"(?P<v>.+)$",
+            re.I,
+        ),
         "Team agreement: {v}",
     ),
     (
