@@ -25,6 +25,11 @@ KIN = (
 )
 
 
+#: "no kids, please": a request about what to leave out (of a booking, a plan), not the user's
+#: family.
+_ASKED_FOR = re.compile(r"\bno (?:kids|children)\W{0,3}(?:please|pls|thanks|thank you)\b", re.I)
+
+
 def named_person(f: Filling) -> bool:
     """A wife or a son has a given name ("Colombian" is none)."""
     return given_name(f.groups.get("v", ""))
@@ -605,6 +610,7 @@ RULES = [
         None,
         "durable",
         negative=True,
+        finish=lambda f: not _ASKED_FOR.search(f.message or f.match.string),
     ),
     # a parent who lives with the user: "my mum moved in with us", "my mom has been living with
     # us since last year" (not "… for two weeks": a visit)
