@@ -142,3 +142,37 @@ def test_a_place_of_several_words_is_no_tool_and_a_request_is_no_family() -> Non
     assert facts("I live in May") == []  # a month, no town
     assert "Has no children" not in facts("no kids, please")
     assert "Has no children" in facts("Married to Tomasz, no kids")
+
+
+# -- a relative or a pet by name, however the sentence goes on --------------------------------------
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        ("My older brother Tariq runs a garage in Leeds", "Has a brother named Tariq"),
+        ("Oksana (my daughter) is in year 9", "Has a daughter named Oksana"),
+        ("I have a twin brother, Emeka.", "Has a brother named Emeka"),
+        ("my baby girl zara is teething like crazy", "Has a daughter named Zara"),
+        ("so my fiancee Ines hates the venue", "Engaged to Ines"),
+        ("Our rabbit Biscuit hides under the sofa all day", "Has a rabbit named Biscuit"),
+        ("my greyhound Pixel sleeps twenty hours a day", "Has a greyhound named Pixel"),
+    ],
+)
+def test_a_relative_or_a_pet_is_read_by_its_name_beside_its_kin(message: str, line: str) -> None:
+    assert line in facts(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "my nephew made it for me last year",  # a verb, not a name
+        "my brother's friend Tom is visiting",  # someone else's
+        "my cousin Dana called yesterday",  # one event
+        "My dog Bruno chewed my shoes again",  # one event
+        "my cat Food bowl is empty",  # a thing of the pet's
+        "is my sister Maya coming tonight?",  # a question
+        "my boss Carlos hates Mondays",  # no relative
+    ],
+)
+def test_no_relative_or_pet_from_a_look_alike(message: str) -> None:
+    got = facts(message)
+    assert not [f for f in got if f.startswith(("Has a", "Engaged"))], (message, got)

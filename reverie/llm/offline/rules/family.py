@@ -683,6 +683,90 @@ RULES = [
     ),
 ]
 
+
+# -- a relative by name, however the sentence goes on ---------------------------------------------
+#
+# "My twin sister Ingrid lives in Bergen", "my little girl amara is strating school", "Mateo (my
+# son) is on the spectrum", "Amara - that's my daughter - begins reception", "I have a twin
+# sister, Priya": a kin word of the user's ("my") with a given name beside it is a relative, said
+# in passing or not; what the rest of the sentence says of them is theirs, not the user's.
+
+#: Words between "my" and the kin word that keep the kin ("my twin sister", "my little girl").
+_KIN_ADJ = (
+    r"(?:(?:little|big|older|younger|elder|eldest|oldest|youngest|middle|baby|twin|teenage|grown|"
+    r"adult|half|step)[ -])"
+)
+#: Kin words of one relative (no colleague, no ex): "boy" and "girl" only after an age word.
+_ONE_KIN = (
+    r"wife|husband|partner|fianc[eé]e?|son|daughter|brother|sister|mother|father|mom|mum|dad|"
+    r"grandmother|grandfather|grandma|grandpa|grandson|granddaughter|stepson|stepdaughter|uncle|"
+    r"aunt|cousin|niece|nephew"
+)
+_LITTLE_ONE = {"boy": "son", "girl": "daughter"}
+#: A name as typed: capitalised, or in lower case when the list knows it and it is no word.
+_A_NAME = r"(?P<v>[A-Za-z][a-z'’-]{1,14})"
+
+
+def a_relative_named(f: Filling) -> bool:
+    """The name beside the kin word is a given name (typed in lower case only when the list knows
+    it and it is no word); "girl" and "boy" after an age word are a daughter and a son."""
+    name = f.groups.get("v", "")
+    after = f.match.string[f.match.end() :].split()[:1]
+    if after and after[0].lower() in _OBJECT_WORDS:
+        return False  # "my nephew made it for me": a verb, whatever a list of names says
+    if after and _ONE_OFF.fullmatch(after[0]):
+        return False  # "my brother Tom called yesterday": one event, told as chit-chat
+    if name[:1].islower():
+        low = name.lower()
+        if not given_name(name) or noun(low) or low in NOT_NAMES or low in TECH:
+            return False
+        name = name.capitalize()
+    elif not (given_name(name) or name_shaped(name)):
+        return False
+    kin = (f.groups.get("k") or f.groups.get("b") or "").lower()
+    f.values["k"] = _LITTLE_ONE.get(kin, kin)
+    f.values["v"] = name
+    if kin.startswith("fianc"):
+        f.template = "Engaged to {v}"  # as the family's other rules write a fiancé
+    return True
+
+
+#: A verb in the past right after the name: one event ("called", "visited"), no lasting fact.
+_ONE_OFF = re.compile(r"[a-z]{2,}(?<!ne)(?<!fe)(?<!ee)ed", re.I)
+
+#: Words after a verb, never after a name ("made it", "took us", "sent the").
+_OBJECT_WORDS = frozenset(
+    "it me us them him her a an the my our that this so to for up out".split()
+)
+
+
+RULES += [
+    rule(
+        rf"\bmy (?:{_KIN_ADJ}*(?P<k>{_ONE_KIN})|(?:little|baby|eldest|youngest) (?P<b>boy|girl)),? "
+        rf"{_A_NAME}(?![\w'’-])(?!\s*(?:and|&) (?:i|me)\b)",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=a_relative_named,
+    ),
+    rule(
+        rf"(?:^|(?<=[,;] ))(?-i:(?P<v>[A-Z][a-z'’-]{{1,14}}))\s*(?:\(|[-–—,]\s*(?:that's |"
+        rf"thats |she's |he's |who's )?)my {_KIN_ADJ}*(?P<k>{_ONE_KIN})\b",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=a_relative_named,
+    ),
+    rule(
+        rf"\bi have an? {_KIN_ADJ}*(?P<k>{_ONE_KIN}),? "
+        r"(?-i:(?P<v>[A-Z][a-z'’-]{1,14}))(?![\w'’-])",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=a_relative_named,
+    ),
+]
+
 CANON = [
     (rf"^Has an? ({KIN}) named (.+)$", USER, None),
     (r"^(?:Children|Son|Daughter) stays? with them (.+)$", USER, None),
