@@ -151,9 +151,9 @@ def test_a_place_of_several_words_is_no_tool_and_a_request_is_no_family() -> Non
         ("My older brother Tariq runs a garage in Leeds", "Has a brother named Tariq"),
         ("Oksana (my daughter) is in year 9", "Has a daughter named Oksana"),
         ("I have a twin brother, Emeka.", "Has a brother named Emeka"),
-        ("my baby girl zara is teething like crazy", "Has a daughter named Zara"),
+        ("my baby girl Zara is teething like crazy", "Has a daughter named Zara"),
         ("so my fiancee Ines hates the venue", "Engaged to Ines"),
-        ("Our rabbit Biscuit hides under the sofa all day", "Has a rabbit named Biscuit"),
+        ("Our rabbit Zuzu hides under the sofa all day", "Has a rabbit named Zuzu"),
         ("my greyhound Pixel sleeps twenty hours a day", "Has a greyhound named Pixel"),
     ],
 )

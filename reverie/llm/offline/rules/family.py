@@ -703,13 +703,14 @@ _ONE_KIN = (
     r"aunt|cousin|niece|nephew"
 )
 _LITTLE_ONE = {"boy": "son", "girl": "daughter"}
-#: A name as typed: capitalised, or in lower case when the list knows it and it is no word.
-_A_NAME = r"(?P<v>[A-Za-z][a-z'’-]{1,14})"
+#: A name: capitalised (``clauses`` capitalises one typed in lower case after a relative).
+_A_NAME = r"(?-i:(?P<v>[A-Z][a-z'’-]{1,14}))"
 
 
 def a_relative_named(f: Filling) -> bool:
-    """The name beside the kin word is a given name (typed in lower case only when the list knows
-    it and it is no word); "girl" and "boy" after an age word are a daughter and a son."""
+    """The name beside the kin word is a given name, capitalised (a name typed in lower case the
+    clause stage capitalises when it is sure); "girl" and "boy" after an age word are a daughter and
+    a son."""
     name = f.groups.get("v", "")
     after = f.match.string[f.match.end() :].split()[:1]
     if after and after[0].lower() in _OBJECT_WORDS:
@@ -717,17 +718,13 @@ def a_relative_named(f: Filling) -> bool:
     if after and _ONE_OFF.fullmatch(after[0]):
         return False  # "my brother Tom called yesterday": one event, told as chit-chat
     if name[:1].islower():
-        low = name.lower()
-        if not given_name(name) or noun(low) or low in NOT_NAMES or low in TECH:
-            return False
-        name = name.capitalize()
-    elif not (given_name(name) or name_shaped(name)):
-        return False
+        return False  # "my son can swim": the clause stage capitalises a name it is sure of
+    if not (given_name(name) or name_shaped(name)) or not re.search(rf"\b{name}\b", f.message):
+        return False  # as typed by the user: "my wife rose early" is capitalised by no one
     kin = (f.groups.get("k") or f.groups.get("b") or "").lower()
-    f.values["k"] = _LITTLE_ONE.get(kin, kin)
-    f.values["v"] = name
-    if kin.startswith("fianc"):
-        f.template = "Engaged to {v}"  # as the family's other rules write a fiancé
+    kin = _LITTLE_ONE.get(kin, kin)
+    # as the family's other rules write a fiancé; "{K}": only where no other rule read the clause
+    f.values["K"] = f"Engaged to {name}" if kin.startswith("fianc") else f"Has a {kin} named {name}"
     return True
 
 
@@ -742,9 +739,10 @@ _OBJECT_WORDS = frozenset(
 
 RULES += [
     rule(
-        rf"\bmy (?:{_KIN_ADJ}*(?P<k>{_ONE_KIN})|(?:little|baby|eldest|youngest) (?P<b>boy|girl)),? "
+        rf"\b(?:my|our) (?:{_KIN_ADJ}*(?P<k>{_ONE_KIN})|(?:little|baby|eldest|youngest) "
+        r"(?P<b>boy|girl)),? "
         rf"{_A_NAME}(?![\w'’-])(?!\s*(?:and|&) (?:i|me)\b)",
-        "Has a {k} named {v}",
+        "{K}",
         None,
         "permanent",
         finish=a_relative_named,
@@ -752,15 +750,15 @@ RULES += [
     rule(
         rf"(?:^|(?<=[,;] ))(?-i:(?P<v>[A-Z][a-z'’-]{{1,14}}))\s*(?:\(|[-–—,]\s*(?:that's |"
         rf"thats |she's |he's |who's )?)my {_KIN_ADJ}*(?P<k>{_ONE_KIN})\b",
-        "Has a {k} named {v}",
+        "{K}",
         None,
         "permanent",
         finish=a_relative_named,
     ),
     rule(
-        rf"\bi have an? {_KIN_ADJ}*(?P<k>{_ONE_KIN}),? "
+        rf"\b(?:i|we)(?: have|'ve|ve)?(?: got)? an? {_KIN_ADJ}*(?P<k>{_ONE_KIN}),? "
         r"(?-i:(?P<v>[A-Z][a-z'’-]{1,14}))(?![\w'’-])",
-        "Has a {k} named {v}",
+        "{K}",
         None,
         "permanent",
         finish=a_relative_named,

@@ -548,9 +548,8 @@ _PET_THINGS = frozenset(
 
 
 def a_pet_named(f: Filling) -> bool:
-    """A name as ``breed_named`` and ``_lower_name`` read one, or any capitalised word mid-sentence
-    that makes no one thing with the pet's word ("My cat Mango is diabetic", "our rabbit Biscuit
-    hides": a pet's name is often a word)."""
+    """A name as ``breed_named`` reads one, or a capitalised word mid-sentence that is no noun and
+    makes no one thing with the pet's word ("my shiba Mochi keeps barking")."""
     rest = f.match.string[f.match.end() :].split()
     after = rest[0] if rest else ""
     name = f.groups.get("v", "")
@@ -559,11 +558,14 @@ def a_pet_named(f: Filling) -> bool:
     if _ONE_OFF.fullmatch(after):
         return False  # "My dog Max chewed through a charger": one event, told as chit-chat
     if name[:1].islower():
-        return _lower_name(f, named=False)
+        return False  # "my dog will be fine": the clause stage capitalises a name it is sure of
     if breed_named(f):
         return True
     low = name.lower()
-    if low in NOT_NAMES or low in _PET_THINGS or not (after[:1].islower() or not after):
+    kind = f.groups.get("k", "").lower()
+    if low in NOT_NAMES or low in _PET_THINGS or noun(low) or kind in _AMBIGUOUS:
+        return False  # "My parrot Squawk is loud" may name the sound; "our lab Director"
+    if not (after[:1].islower() or not after):
         return False
     named_pet(f)  # the article and the kind's name
     return True

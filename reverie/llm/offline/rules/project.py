@@ -777,7 +777,10 @@ _OURS = re.compile(
     r"erp|crm|cms|tooling|dashboards?|metrics|logs|logging|alerts|alerting|auth|payments|emails?|"
     r"search|storage|cache|caching|queues?|builds|deploys|docs|server|servers|client|styling|"
     r"state|orm|warehouse|data layer|bookkeeping|accounts|accounting|invoices|invoicing|"
-    r"scheduling|booking|bookings|newsletter|website|site|shop)\b)\b|^[\w -]{2,30}:",
+    r"scheduling|booking|bookings|newsletter|website|site|shop)\b)\b|"
+    r"^(?:[\w-]+ ){0,2}(?:stack|backend|frontend|tests?|ci|infra|infrastructure|db|"
+    r"database|hosting|monitoring|tools|tooling|setup|app|api|services?|decided|agreed|settled|"
+    r"decision|agreement)\s*:",
     re.I,
 )
 #: The clause is a wish, a question, a plan, a change, a past, someone else's or a feeling: its
@@ -790,7 +793,7 @@ _NOT_A_STACK = re.compile(
     r"will|try|trying|tried|if|whether|help|how|what|which|why|recommend|suggest|compare|vs|"
     r"versus|better|switch|switched|switching|migrate|migrated|migrating|migration|move|moved|"
     r"moving|upgrade|upgraded|upgrading|replace|replaced|replacing|rewrite|rewriting|port|porting|"
-    r"used to|previously|formerly|before|last job|old job|ago|was|were using|were on|he|she|they|"
+    r"used to|previously|formerly|before|last job|old job|ago|was|were|back then|he|she|they|"
     r"his|her|their|them|friend|friends|brother|sister|wife|husband|partner|son|daughter|boss|"
     r"(?:my|his|her|their|our|the) (?:clients?|colleagues?|manager|lead|tech lead|team lead|cto|"
     r"ceo|boss|architect|founder|co-founder|pm|product manager|freelancer|contractor|agency)|"
@@ -800,7 +803,9 @@ _NOT_A_STACK = re.compile(
     r"last (?:year|month|week|sprint)|dream|wish|hope|hoping|someday|one day|wondering|anyone|"
     r"tonight|today|tomorrow|"
     r"(?:this|next) (?:week|month|sprint)|examples?|snippets?|by default|answers?|replies|reply|"
-    r"respond|please|^(?:give|show|write|use|answer|explain|assume|keep|always|never|don't|do not|"
+    r"respond|please|relies|rely|relying|talk|talks|talking|speaks?|integrat\w*|connects?|"
+    r"calls?|sends?|syncs?|pulls?|pushes|feeds?|"
+    r"^(?:give|show|write|use|answer|explain|assume|keep|always|never|don't|do not|"
     r"stop|format|avoid|include|tell|list|put|make|stick))\b",
     re.I,
 )
@@ -809,7 +814,7 @@ _NOT_A_STACK = re.compile(
 _STACK_PAST = frozenset(
     "based built hosted written deployed managed used settled decided agreed standardised "
     "standardized called named kept stored powered backed tracked locked fixed required "
-    "needed shared used self-hosted containerized containerised automated typed red bed "
+    "needed shared self-hosted automated typed red bed "
     "need speed feed seed embed shed".split()
 )
 #: Said before a tool, it is dropped, old or not used ("no more Node", "leaving the old Python
@@ -899,10 +904,9 @@ def stack_named(text: str) -> list[str]:
 
 
 def _read_by_others(text: str) -> list[str]:
-    """The lines the other rules of this kind read in the clause, in lower case: a tool one of them
-    writes (with its purpose, its host, its version) is theirs to write."""
-    from .fill import fill  # the template stage reads every kind's canon: imported when run
-
+    """What the other rules of this kind read in the clause (a match whose values are their
+    kinds), in lower case: a tool one of them reads (with its purpose, its host, its version) is
+    theirs to write."""
     low = text.lower()
     out = []
     for other in RULES:
@@ -911,9 +915,9 @@ def _read_by_others(text: str) -> list[str]:
         ):
             continue
         for m in other.pattern.finditer(text):
-            line = fill(other, m, None, text)
-            if line:
-                out.append(line.lower())
+            groups = {k: v for k, v in m.groupdict().items() if v}
+            if all(check(clean(groups.get(g, ""), True, strip=False)) for g, check in other.kinds):
+                out.append(m.group(0).lower())
     return out
 
 
@@ -947,7 +951,13 @@ def _any_technology() -> str:
     """A clause naming a technology of the data (any case; ``_tool_at`` decides): the pattern's
     literals are the gate, so a clause naming none runs no code of this rule."""
     names = sorted(technology_names(), key=lambda name: (-len(name), name))
-    return r"^.*?(?<![\w.])(?:" + "|".join(map(re.escape, names)) + r")(?![\w+#])"
+    # a clause this rule refuses is no match at all, so a plain statement of it stays the
+    # ``statements`` stage's to read ("Our API relies on Stripe Connect")
+    return (
+        rf"^(?!.*?(?:{_NOT_A_STACK.pattern}))"
+        r"(?!.*?\b(?!(?:" + "|".join(sorted(_STACK_PAST)) + r")\b)[a-z]{2,}ed\b)"
+        r".*?(?<![\w.])(?:" + "|".join(map(re.escape, names)) + r")(?![\w+#])"
+    )
 
 
 RULES.append(
