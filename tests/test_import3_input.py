@@ -26,8 +26,8 @@ def test_a_memory_file_with_nul_bytes_is_named_and_not_committed(tmp_path):
     done = _cli(tmp_path / "dst", "import", str(src), "--from", "nanobot")
     assert done.returncode == 0, done.stderr
     assert (
-        "memory/MEMORY.md: holds 1 NUL character(s) (byte 0), which text never does; "
-        "remove them and import again"
+        "memory/MEMORY.md: holds a control character (U+0000, NUL) at offset 31: remove it "
+        "(only tab and newline are kept); then import again"
     ) in done.stdout
     dst = tmp_path / "dst"
     tracked = subprocess.run(
@@ -45,7 +45,9 @@ def test_nul_in_a_copied_nanobot_file_is_refused_too(tmp_path):
     (src / "SOUL.md").write_text("# Soul\n")
     (src / "AGENTS.md").write_bytes(b"agents\x00\x00\n")
     result = import_nanobot(src, tmp_path / "dst")
-    assert {s.item: s.reason for s in result.skipped}["AGENTS.md"].startswith("holds 2 NUL")
+    assert {s.item: s.reason for s in result.skipped}["AGENTS.md"].startswith(
+        "holds a control character (U+0000, NUL) at offset 6"
+    )
     assert not (tmp_path / "dst" / "AGENTS.md").exists()
 
 

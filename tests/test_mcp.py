@@ -464,10 +464,9 @@ def test_a_request_the_sdk_cannot_read_is_answered_not_left_waiting(workspace: W
         proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         surrogate = ask(call(2, '{"text":"Lives in Lis\\ud800bon"}'))
         assert surrogate["id"] == 2 and "lone surrogate U+D800" in surrogate["error"]["message"]
-        # a shape the SDK refuses keeps no id it hands on: named in a warning, the server serves on
+        # a shape the SDK refuses is answered under its id (JSON-RPC's invalid request); an id that
+        # cannot be written back and a line past reading under id null; a client's response never
         proc.stdin.write(b'{"jsonrpc":"2.0","id":"three","method":"tools/call","params":7}\n')
-        # never answered, never fatal: an id that cannot be written back, a client's response,
-        # nesting past the SDK's parser (and past Python's recursion limit)
         proc.stdin.write(b'{"jsonrpc":"2.0","id":"\\ud800","method":"tools/list"}\n')
         proc.stdin.write(b'{"jsonrpc":"2.0","id":5,"result":{"x":"\\ud800"}}\n')
         for depth in (500, 100_000):
@@ -475,11 +474,17 @@ def test_a_request_the_sdk_cannot_read_is_answered_not_left_waiting(workspace: W
             proc.stdin.write(
                 b'{"jsonrpc":"2.0","id":6,"method":"x","params":{"a":' + nested + b"}}\n"
             )
-        # 500 deep is read back (its id answered); 100,000 deep is past reading (only a warning)
-        deep = ask(call(4, '{"text":"still serving"}'))
+        shape = ask(call(4, '{"text":"still serving"}'))
+        assert shape["id"] == "three" and shape["error"]["code"] == -32600, shape
+        unwritable = json.loads(proc.stdout.readline())
+        assert unwritable["id"] is None and "lone surrogate" in unwritable["error"]["message"]
+        # 500 deep is read back (its id answered); 100,000 deep is past reading (id null)
+        deep = json.loads(proc.stdout.readline())
         assert deep["id"] == 6 and "recursion limit" in deep["error"]["message"], deep
+        past = json.loads(proc.stdout.readline())
+        assert past["id"] is None and "too deep" in past["error"]["message"], past
         ok = json.loads(proc.stdout.readline())
-        assert ok["id"] == 4, ok  # no answer to the response or to the id it cannot write
+        assert ok["id"] == 4, ok  # no answer to the response
         assert ok["result"]["structuredContent"]["cursor"] == 1  # nothing stored before it
     finally:
         proc.stdin.close()

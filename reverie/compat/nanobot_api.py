@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..errors import UnsafePathError
 from ..storage.history import HistoryLog, format_timestamp
 from ..storage.workspace import MEMORY, SOUL, USER, Workspace
 
@@ -45,6 +46,27 @@ class _Host(Protocol):
     def write_long_term(self, content: str) -> None: ...
     def dream_cursor(self) -> int: ...
     def set_dream_cursor(self, value: int) -> None: ...
+
+
+def _inside(workspace: Workspace, path: str | os.PathLike[str]) -> str:
+    """``path`` as a workspace-relative path, or ``UnsafePathError``: an absolute path must lie
+    under the workspace's root (as given or resolved); a relative one is taken from the root."""
+    if not isinstance(path, str | os.PathLike):
+        raise UnsafePathError(f"path must be a string or a path, not {type(path).__name__}")
+    raw = os.fspath(path)
+    if not isinstance(raw, str):
+        raise UnsafePathError("path must be text, not bytes")
+    given = Path(raw)
+    if not given.is_absolute():
+        return raw
+    for root in (workspace.root, workspace.root.resolve()):
+        if given == root:
+            raise UnsafePathError(f"{raw!r} is the workspace's folder, not a file in it")
+        if given.is_relative_to(root):
+            return given.relative_to(root).as_posix()
+    raise UnsafePathError(
+        f"{raw!r} is outside the workspace: read_file reads the workspace's files"
+    )
 
 
 def _ensure_memory_dir(workspace: Workspace) -> Path:
@@ -111,13 +133,14 @@ class NanobotStoreAPI:
         open)."""
         return self.workspace.legacy_history_path
 
-    @staticmethod
-    def read_file(path: str | os.PathLike[str]) -> str:
-        """A file's text, ``""`` when it does not exist (invalid UTF-8 read with U+FFFD)."""
-        try:
-            return Path(path).read_bytes().decode("utf-8", errors="replace")
-        except FileNotFoundError:
-            return ""
+    def read_file(self: _Host, path: str | os.PathLike[str]) -> str:
+        """A workspace file's text, ``""`` when it does not exist (invalid UTF-8 read with U+FFFD).
+
+        nanobot's ``read_file`` is the helper its store reads its own files with (``memory_file``,
+        ``soul_file``, ``user_file``); here it reads nothing else: ``path`` is one of the store's
+        paths or relative to the workspace, and one that leads out of it (``..``, an absolute path
+        elsewhere, a symlink out) is refused with ``UnsafePathError`` (``Workspace.resolve``)."""
+        return self.workspace.read(_inside(self.workspace, path))
 
     # -- aliases (nanobot 0.1.5's names for 0.1.4's) -----------------------------------------------
     def read_memory(self: _Host) -> str:

@@ -15,7 +15,9 @@ What each call does:
   stored is skipped: ADK may add a session many times), then the whole conversation is consolidated
   into history (the Consolidator: fact lines, or the raw turns if the model fails), where Recall
   finds it and Dream distils it into the memory files.
-- ``add_memory(...)``: each entry's text is remembered (a history entry).
+- ``add_memory(...)``: each entry's text is remembered (a history entry); one that cannot be
+  stored (``Memory.remember`` refuses a NUL or another control character) does not keep the
+  others out: they are stored, then ``ValueError`` names each one refused and why.
 - ``search_memory(app_name, user_id, query)``: Recall over that scope's memory files, archive,
   history and conversations, made clean for a model (``Memory.search_memory``: no internal marks,
   never the assistant's own replies); each a ``MemoryEntry`` whose ``id`` is the memory's id and
@@ -30,7 +32,10 @@ What each call does:
   the session again does not bring it back) — only when each of its lines occurs nowhere but in
   copies of itself (the conversation it came from, the history made of it). When a line is also
   part of another memory, nothing is deleted and ``ValueError`` says why (``reverie purge`` erases
-  a text everywhere; what Dream made of it is deleted by its own id). An id that names nothing, or
+  a text everywhere; what Dream made of it is deleted by its own id). That check is made again while
+  the purge holds every file it rewrites against its writers (``Memory.purge``'s ``check``), so a
+  copy of the text another thread or process makes part of another memory meanwhile stops the
+  delete (``ValueError``) rather than being erased with it. An id that names nothing, or
   an archived line, is a no-op, as in ADK's in-memory service; a text under four characters
   cannot be erased (``ValueError``). Every id is checked before anything is deleted.
 
@@ -43,6 +48,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from functools import partial
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -135,11 +141,21 @@ class ReverieMemoryService(BaseMemoryService):
         memories: Sequence[MemoryEntry],
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
+        refused: list[str] = []
         async with await self._writing(app_name, user_id) as memory:
-            for entry in memories:
+            for n, entry in enumerate(memories, start=1):
                 text = "\n".join(p.text for p in entry.content.parts or [] if p.text).strip()
-                if text:
+                if not text:
+                    continue
+                try:
                     await memory.aremember(text, session_key=f"adk:{app_name}")
+                except ReverieError as exc:  # this entry's own fault: the others are stored
+                    refused.append(f"memory {n}: {exc}")
+        if refused:
+            raise ValueError(
+                f"{len(refused)} of {len(memories)} memories not stored ({'; '.join(refused)}); "
+                "the others were"
+            )
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
@@ -218,7 +234,10 @@ def _delete(memory: Memory, memory_ids: list[str]) -> int:
         if item.state == "active":
             plans.append((memory_id, item, []))
         elif item.state in ("pending", "dreamed", "said"):
-            plans.append((memory_id, item, _purgeable(memory, memory_id, item.memory)))
+            lines = _lines_of(memory_id, item.memory)
+            for line in lines:  # every id checked before anything is deleted
+                _only_copies(memory, memory_id, line, _plan(memory, memory_id, line))
+            plans.append((memory_id, item, lines))
         else:
             raise ValueError(
                 f"memory {memory_id} is a line of {item.path}, not a memory ADK added: edit that "
@@ -228,15 +247,16 @@ def _delete(memory: Memory, memory_ids: list[str]) -> int:
         if item.state == "active":
             memory.delete(memory_id)  # archived with why: ``reverie why`` finds it
         for line in lines:
-            memory.purge(line)
+            # checked again while the purge holds every file it rewrites against its writers: a
+            # copy of the line another thread or process made part of another memory since the
+            # check above stops the delete, never loses that memory's text
+            memory.purge(line, check=partial(_only_copies, memory, memory_id, line))
     return len(plans)
 
 
-def _purgeable(memory: Memory, memory_id: str, text: str) -> list[str]:
-    """The lines of a history entry's or message's ``text`` to purge, checked to be nothing but
-    copies of this memory wherever they occur (the conversation it came from, the history entries
-    made of it): a line that is also part of another memory's text is never purged, and
-    ``ValueError`` says so before anything changes."""
+def _lines_of(memory_id: str, text: str) -> list[str]:
+    """The lines of a history entry's or message's ``text`` to purge; ``ValueError`` for one too
+    short to purge (it would match everywhere)."""
     lines = [line.strip() for line in text.split("\n") if line.strip()]
     short = [line for line in lines if len(line) < _PURGE_MIN]
     if short:
@@ -244,25 +264,34 @@ def _purgeable(memory: Memory, memory_id: str, text: str) -> list[str]:
             f"memory {memory_id} is too short to delete ({short[0]!r}: at least {_PURGE_MIN} "
             "characters)"
         )
-    for line in lines:
-        try:
-            plan = memory.plan_purge(line)
-        except ReverieError as exc:
-            raise ValueError(f"memory {memory_id} cannot be deleted: {exc}") from None
-        places = [
-            (hit.path, _texts_in(memory, hit.path)) for hit in plan.files if hit.action == "redact"
-        ]
-        places += [(rel, [memory.read(rel)]) for rel in memory.files()]
-        for rel, texts in places:
-            for held in texts:
-                if line in held and not _copies(held, line):
-                    raise ValueError(
-                        f"memory {memory_id} was not deleted: its text is also part of another "
-                        f"memory (in {rel}), which a delete must leave as it is. `reverie purge` "
-                        "removes a text everywhere; a memory Dream made of it is deleted by its "
-                        "own id"
-                    )
     return lines
+
+
+def _plan(memory: Memory, memory_id: str, line: str) -> Any:
+    try:
+        return memory.plan_purge(line)
+    except ReverieError as exc:
+        raise ValueError(f"memory {memory_id} cannot be deleted: {exc}") from None
+
+
+def _only_copies(memory: Memory, memory_id: str, line: str, plan: Any) -> None:
+    """Refuse (``ValueError``) to purge ``line`` where it is also part of another memory's text:
+    every place ``plan`` (``Memory.plan_purge``'s) found it (the conversation it came from, the
+    history entries made of it) and the memory files must hold it only as copies of this
+    memory."""
+    places = [
+        (hit.path, _texts_in(memory, hit.path)) for hit in plan.files if hit.action == "redact"
+    ]
+    places += [(rel, [memory.read(rel)]) for rel in memory.files()]
+    for rel, texts in places:
+        for held in texts:
+            if line in held and not _copies(held, line):
+                raise ValueError(
+                    f"memory {memory_id} was not deleted: its text is also part of another "
+                    f"memory (in {rel}), which a delete must leave as it is. `reverie purge` "
+                    "removes a text everywhere; a memory Dream made of it is deleted by its "
+                    "own id"
+                )
 
 
 def _texts_in(memory: Memory, rel: str) -> list[str]:

@@ -7,6 +7,13 @@ The switches are set only where the host process left them unset (it owns its en
 ``LITELLM_LOCAL_MODEL_COST_MAP`` litellm fetches a price list over the network at import, without
 ``LITELLM_MODE=PRODUCTION`` it loads the working directory's ``.env``, and without
 ``HF_HUB_OFFLINE`` its token counter tries to download tokenizers for llama-style names.
+
+litellm's logging worker is one per process, bound to the event loop that used it first; a call
+from another loop (``serve --root`` runs each scope in its own, every synchronous verb in a fresh
+one) makes the callbacks it queued fail ("cannot reuse already awaited coroutine", "bound to a
+different event loop": upstream, BerriAI/litellm#36548), each with a traceback on stderr, from
+litellm's logger and from asyncio's at loop shutdown. Reverie registers no litellm callbacks, so
+nothing is lost: ``_WorkerNoise`` says the first such failure in one line and drops the rest.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import traceback
 from types import ModuleType
 
 __all__ = ["get_litellm", "SWITCHES"]
@@ -27,6 +35,45 @@ SWITCHES = {
 
 _lock = threading.Lock()
 _module: ModuleType | None = None
+
+
+def _litellm_frames(record: logging.LogRecord) -> bool:
+    """Whether the record's exception was raised in litellm's logging worker or its callbacks."""
+    info = record.exc_info
+    if not info or info[2] is None:
+        return False
+    frames = traceback.extract_tb(info[2])
+    return any(f"{os.sep}litellm{os.sep}" in frame.filename for frame in frames)
+
+
+class _WorkerNoise(logging.Filter):
+    """The logging worker's failures (see the module doc) as one warning line per process."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._said = False
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from_worker = record.name == "LiteLLM" and record.module == "logging_worker"
+        if not from_worker and not (record.name == "asyncio" and _litellm_frames(record)):
+            return True
+        if os.environ.get("REVERIE_DEBUG"):
+            return True
+        error = record.exc_info[1] if record.exc_info else None
+        with self._lock:
+            if self._said:
+                return False
+            self._said = True
+        why = f"{type(error).__name__}: {error}" if error is not None else record.getMessage()
+        record.msg = "litellm's logging worker failed (%s); its callbacks are skipped"
+        record.args = (" ".join(why.split())[:200],)
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        return True
+
+
+_noise = _WorkerNoise()
 
 
 def get_litellm() -> ModuleType:
@@ -47,5 +94,7 @@ def get_litellm() -> ModuleType:
             # are noise for a CLI user. Errors still show, and REVERIE_DEBUG keeps everything.
             if not os.environ.get("REVERIE_DEBUG"):
                 logging.getLogger("LiteLLM").setLevel(logging.ERROR)
+            for name in ("LiteLLM", "asyncio"):
+                logging.getLogger(name).addFilter(_noise)
             _module = litellm
     return _module

@@ -19,6 +19,7 @@ signatures: after every write tool (at once) and every ``interval`` seconds (so 
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 import re
@@ -220,7 +221,7 @@ class _Tools:
         self.existing()
         memory = self.memory
         try:
-            return await offload.run(lambda: verb(memory))
+            return _public_value(memory, await offload.run(lambda: verb(memory)))
         except ReverieError as exc:
             raise ToolError(_public(memory, str(exc))) from None
         except OSError as exc:  # a memory file that is a directory, unreadable, ...
@@ -237,7 +238,8 @@ class _Tools:
             raise ToolError(_public(self.memory, str(exc))) from None
         except OSError as exc:
             raise ToolError(_os_error(self.memory, exc)) from None
-        return {"notice": DATA_NOTICE, "hits": [item.to_dict() for item in found]}
+        hits = [item.to_dict() for item in found]
+        return {"notice": DATA_NOTICE, "hits": _public_value(self.memory, hits)}
 
 
 class ReverieServer(MCPServer[Any]):
@@ -693,6 +695,21 @@ def _public(memory: Memory, text: str) -> str:
     return re.sub(re.escape(str(scope[0].root)) + r"[^\s'\"]*", "a path in the server's root", text)
 
 
+def _public_value(memory: Memory, value: T) -> T:
+    """A tool's result as a client of a root of scopes may see it: every string in it through
+    ``_public`` (``status`` names the workspace, a problem or a Dream rejection may name a file
+    by its absolute path). A plain workspace's results are returned as they are."""
+    if memory.runtime.scope is None:
+        return value
+    if isinstance(value, str):
+        return _public(memory, value)  # type: ignore[return-value]
+    if isinstance(value, dict):
+        return {k: _public_value(memory, v) for k, v in value.items()}  # type: ignore[return-value]
+    if isinstance(value, list | tuple):
+        return type(value)(_public_value(memory, v) for v in value)
+    return value
+
+
 def _os_error(memory: Memory, exc: OSError) -> str:
     """``memory/MEMORY.md cannot be read: Is a directory``: an OS error in one line, the file
     named by its workspace path (a remote client is never shown where the server keeps it)."""
@@ -759,13 +776,59 @@ def serve_stdio(workspace: Workspace | str | os.PathLike[str] | Memory) -> None:
 
 async def _run_stdio(server: MCPServer) -> None:
     """The SDK's stdio transport (``MCPServer.run_stdio_async``), its read side answering the
-    lines it cannot read (``_Answering``)."""
+    lines it cannot read (``_Lines`` before the SDK parses a line, ``_Answering`` after)."""
     from mcp.server.stdio import stdio_server
 
     low = server._lowlevel_server  # noqa: SLF001 (as run_stdio_async does)
-    async with stdio_server() as (read, write):
+    # stdin through a descriptor of its own (decoded as the SDK's own reader does), never closed
+    # here: a worker thread may still be blocked reading it, and sys.stdin stays as it was
+    wire = io.TextIOWrapper(os.fdopen(os.dup(0), "rb"), encoding="utf-8", errors="replace")
+    lines = _Lines(anyio.wrap_file(wire))
+    async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+        lines.attach(write)
         answering = _Answering(read, write)
         await low.run(answering, answering.writer, low.create_initialization_options())
+
+
+async def _send_error(write: Any, code: int, ident: str | int | None, why: str) -> None:
+    """One JSON-RPC error reply on the write stream (``ident`` None is JSON's ``"id": null``)."""
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData, JSONRPCError
+
+    error = ErrorData(code=code, message=why)
+    await write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident, error=error)))
+
+
+class _Lines:
+    """stdin's lines as the SDK reads them, less the requests whose id MCP does not allow: the SDK
+    reads ``{"method": "ping", "id": 1.5}`` (or ``"id": null``, ``true``) as a notification, drops
+    the id and never answers, so the client waits forever. Such a line is answered here instead,
+    under id null with JSON-RPC's invalid-request code (``_reply_to``), and not handed on."""
+
+    def __init__(self, source: Any) -> None:
+        self._source = source
+        self._write: Any = None
+        self._ready = anyio.Event()
+
+    def attach(self, write: Any) -> None:
+        self._write = write
+        self._ready.set()
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        async for line in self._source:
+            # only a line that may hold an id is read twice (a key may be written escaped)
+            maybe = '"id"' in line or "\\u" in line
+            request = _loads_escaped(line) if maybe else _UNPARSED
+            if not _id_not_allowed(request):
+                yield line
+                continue
+            why = _unreadable(request, None)
+            log.warning("MCP: %s", why)
+            await self._ready.wait()
+            await _send_error(self._write, _reply_to(request)[0] or 0, None, why)
 
 
 #: Longest wait, once stdin is closed, for the calls already received to finish and be answered.
@@ -775,9 +838,11 @@ DRAIN_TIMEOUT = 600.0
 class _Answering:
     """A stdio read stream that answers what the SDK cannot read. The SDK drops a line that fails
     its validation with no word (logged at debug level), so the client waits forever for its reply.
-    A request whose text holds a lone surrogate (``"\\ud800"``: valid JSON, but no UTF-8 text) is
-    answered under its id with one line saying so; a line of another shape the SDK refuses keeps
-    no id the SDK hands on, so it is named in a warning (the SDK's first complaint)."""
+    Such a line is answered as JSON-RPC 2.0 says (``_reply_to``): a request under its id with one
+    line saying why (a lone surrogate, ``"\\ud800"``: valid JSON, but no UTF-8 text); a request
+    whose id MCP does not allow (null, ``1.5``, ``true``) and a line that is not a request under id
+    null; a line that is not JSON as a parse error. A notification or a response is never
+    answered: it is named in a warning (the SDK's first complaint)."""
 
     def __init__(self, inner: Any, write: Any) -> None:
         self._inner, self._write = inner, write
@@ -832,24 +897,16 @@ class _Answering:
 
     async def _answer(self, exc: Exception) -> None:
         try:
-            line = exc.errors()[0].get("input") if isinstance(exc, ValidationError) else None
-            request = _loads_escaped(line) if isinstance(line, str) else None
+            request = _refused_input(exc)
             why = _unreadable(request, exc)
-            ident = _answerable_id(request)
+            code, ident = _reply_to(request)
         except Exception as failed:  # whatever the line is, reading it never ends the server
-            why, ident = (
-                f"a line the MCP SDK cannot read was dropped ({type(failed).__name__})",
-                None,
-            )
-        log.warning("MCP: %s%s", why, f" (request {ident!r})" if ident is not None else "")
-        if ident is not None:
-            from mcp.shared.message import SessionMessage
-            from mcp.types import INVALID_REQUEST, ErrorData, JSONRPCError
-
-            error = ErrorData(code=INVALID_REQUEST, message=why)
-            await self._write.send(
-                SessionMessage(JSONRPCError(jsonrpc="2.0", id=ident, error=error))
-            )
+            why = f"a line the MCP SDK cannot read was dropped ({type(failed).__name__})"
+            code, ident = None, None
+        shown = f" (request {ident!r})" if ident is not None else ""
+        log.warning("MCP: %s%s", why, shown if code is not None else " (not answered)")
+        if code is not None:
+            await _send_error(self._write, code, ident, why)
 
     def __aiter__(self) -> _Answering:
         return self
@@ -897,42 +954,112 @@ class _Settling:
         await self.aclose()
 
 
+#: What ``_loads_escaped`` returns for a line that is not JSON (JSON's own ``null`` is None), and
+#: for one nested too deep to read.
+_UNPARSED = object()
+_TOO_DEEP = object()
+
+
 def _loads_escaped(line: str) -> Any:
     """``line`` read as JSON the way Python's ``json`` reads it (a lone surrogate escape is kept as
-    the surrogate), or None (no JSON, or nested too deep to read)."""
+    the surrogate), ``_UNPARSED`` (no JSON) or ``_TOO_DEEP`` (nested too deep to read)."""
     import json
 
     try:
         return json.loads(line)
-    except (ValueError, RecursionError):
-        return None
+    except ValueError:
+        return _UNPARSED
+    except RecursionError:
+        return _TOO_DEEP
 
 
-def _answerable_id(request: Any) -> str | int | None:
-    """The id to answer ``request`` under: a request's (it names a method; a response or a
-    notification is never answered), when the id itself can be written back (an integer, or a
-    string that is UTF-8 text)."""
+def _refused_input(exc: Exception) -> Any:
+    """What the SDK refused, parsed: a line pydantic could not read as JSON (its input is the
+    line) read again as Python's ``json`` reads it; else the JSON value pydantic read — the input
+    of an error about the whole value, or of a missing field (the object it is missing from).
+    None (JSON's null: an invalid request) when no error holds it."""
+    if not isinstance(exc, ValidationError) or not exc.errors():
+        return _UNPARSED
+    errors = exc.errors()
+    first = errors[0]
+    if first.get("type") == "json_invalid":
+        given = first.get("input")
+        return _loads_escaped(given) if isinstance(given, str) else _UNPARSED
+    for error in errors:
+        if len(error.get("loc", ())) <= 1 or error.get("type") == "missing":
+            return error.get("input")
+    return None
+
+
+def _id_not_allowed(request: Any) -> bool:
+    """Whether ``request`` is a request (a method and an ``id`` member) whose id is not a string or
+    an integer."""
+    if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+        return False
+    if "id" not in request:
+        return False
+    ident = request["id"]
+    return isinstance(ident, bool) or not isinstance(ident, str | int)
+
+
+def _reply_to(request: Any) -> tuple[int | None, str | int | None]:
+    """The error code and id to answer a line the SDK refused with, as JSON-RPC 2.0 says (section
+    5: a reply's id is the request's, or null when it cannot be told), or ``(None, None)`` for
+    what is never answered: a notification (a request without an ``id`` member) and a response
+    (``result`` or ``error``, no method: answering one could loop). Not JSON is a parse error
+    (-32700); anything else is an invalid request (-32600). MCP allows only string and integer
+    ids, so a request whose id is null, a fraction, a boolean or anything else — or a string that
+    is no UTF-8 text, which cannot be written back — is answered under id null."""
+    from mcp.types import INVALID_REQUEST, PARSE_ERROR
+
     from ..text.utf8 import undecodable
 
-    if not isinstance(request, dict) or not isinstance(request.get("method"), str):
-        return None
+    if request is _UNPARSED:
+        return PARSE_ERROR, None
+    if not isinstance(request, dict):
+        return INVALID_REQUEST, None
+    if "method" not in request and ("result" in request or "error" in request):
+        return None, None
+    if isinstance(request.get("method"), str) and "id" not in request:
+        return None, None
     ident = request.get("id")
     if isinstance(ident, bool) or not isinstance(ident, str | int):
-        return None
-    return None if isinstance(ident, str) and undecodable(ident) is not None else ident
+        return INVALID_REQUEST, None
+    if isinstance(ident, str) and undecodable(ident) is not None:
+        return INVALID_REQUEST, None
+    return INVALID_REQUEST, ident
 
 
-def _unreadable(request: Any, exc: Exception) -> str:
+def _unreadable(request: Any, exc: Exception | None) -> str:
     """Why the SDK could not read a line (``request``: the line parsed, or None), in one line."""
     from ..text.utf8 import undecodable
 
+    if request is _UNPARSED:
+        return "a line that is not JSON was dropped: send one JSON-RPC message a line"
+    if request is _TOO_DEEP:
+        return "a line nested too deep to read was dropped"
     for text in _strings(request):
         why = undecodable(text)
         if why is not None:
             return f"the request's text is {why}: send text as UTF-8"
+    if isinstance(request, dict) and "id" in request:
+        ident = request["id"]
+        if isinstance(ident, bool) or not isinstance(ident, str | int):
+            shown = (
+                orjson.dumps(ident).decode()[:40] if _json_value(ident) else type(ident).__name__
+            )
+            return f"request id {shown} is not a string or an integer (MCP's request ids are)"
     first = exc.errors()[0] if isinstance(exc, ValidationError) and exc.errors() else None
     said = f"{'.'.join(map(str, first['loc'])) or 'line'}: {first['msg']}" if first else str(exc)
     return f"a line the MCP SDK cannot read was dropped ({' '.join(said.split())[:200]})"
+
+
+def _json_value(value: Any) -> bool:
+    try:
+        orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        return False
+    return True
 
 
 def _strings(value: Any, limit: int = 100_000) -> list[str]:

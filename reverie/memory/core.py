@@ -792,12 +792,13 @@ class Memory(MemoryVerbs):
 
     aplan_purge = twin(plan_purge)
 
-    def purge(self, text: str) -> PurgeResult:
+    def purge(self, text: str, *, check: Callable[[PurgePlan], None] | None = None) -> PurgeResult:
         """Remove ``text`` from memory everywhere ``plan_purge`` finds it, rewriting the memory
-        repo's history."""
+        repo's history. ``check`` is called with the plan while the files to rewrite are held
+        against their writers; raising from it purges nothing (``operations.purge.purge``)."""
         from ..operations.purge import purge
 
-        return purge(self.runtime.store, self.runtime.git, text)
+        return purge(self.runtime.store, self.runtime.git, text, check=check)
 
     apurge = twin(purge)
 

@@ -16,8 +16,14 @@ path:
 - last, ``reverie-bundle.json``: ``{"format": "reverie-bundle", "version": 1, "created": ISO time,
   "reverie": version, "files": {path: {"size": bytes, "sha256": hex}}}``.
 
-Left out: lock files (``*.lock``), the derived search index (``memory/.index.sqlite*``, rebuilt on
-the first search) and symlinks (a workspace holds none; one found is skipped with a warning).
+- the files nanobot reads from a workspace it shares with Reverie (``AGENT_FILES``: any top-level
+  Markdown, such as ``AGENTS.md``, ``TOOLS.md``, ``HEARTBEAT.md``, and ``skills/``), the ones a
+  nanobot import keeps;
+
+Left out: lock files (``*.lock``) and the derived search index (``memory/.index.sqlite*``, rebuilt
+on the first search), which are not content; and, each named in ``ExportResult.skipped`` with the
+reason and said in one warning line, symlinks (a bundle holds regular files only) and any other
+top-level entry (the agent's working files: not memory, left where they are).
 
 Import is all or nothing: members are checked (regular files and directories only, a relative path
 without ``..``, each at most ``max_member_bytes`` and all together at most ``max_total_bytes``, at
@@ -62,6 +68,7 @@ from ..gitstore.location import locate
 from ..security.secrets import scan
 from ..storage.fsutil import fsync_dir
 from ..storage.workspace import Workspace, check_relative
+from ..text.safety import CONTROL
 from ..version import version
 
 __all__ = [
@@ -101,6 +108,9 @@ _MAX_MANIFEST_BYTES = 64 << 20
 _CHUNK = 1 << 20
 #: The workspace's own top-level entries a bundle carries (the git directory is added by name).
 _TOP = ("SOUL.md", "USER.md", "reverie.json", ".gitignore", "memory", "sessions")
+#: nanobot's own files in a workspace it shares (top-level Markdown besides these, and this folder):
+#: carried by an export, kept by a nanobot import.
+AGENT_FILES = ("skills",)
 
 
 class BundleError(WorkspaceError):
@@ -113,6 +123,8 @@ class ExportResult:
     path: Path
     files: int
     bytes: int
+    #: What the bundle does not carry, each with the reason (symlinks, files that are not memory).
+    skipped: tuple[Skipped, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -168,21 +180,48 @@ def _skipped(rel: str) -> bool:
     return name.endswith(".lock") or name.startswith(".index.sqlite")
 
 
-def _walk(root: Path, rel: str) -> Iterator[str]:
-    """Regular files under ``root/rel`` (workspace-relative, sorted); symlinks skipped with a
-    warning."""
+def _shown(rel: str) -> str:
+    """``rel`` on one printable line: bytes that are not UTF-8 and control characters (a newline
+    too) as ``\\xNN``."""
+    text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\n", "\\x0a"))
+
+
+def _unbundlable(rel: str) -> str | None:
+    """Why a name cannot be a bundle's member (an import would refuse the whole bundle), or
+    None."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "its name is not UTF-8 text: rename it"
+    try:
+        check_relative(rel)
+    except UnsafePathError:
+        return "its name holds a control character or a ':': rename it"
+    return None
+
+
+def _walk(root: Path, rel: str, skipped: list[Skipped]) -> Iterator[str]:
+    """Regular files under ``root/rel`` (workspace-relative, sorted); a symlink, a name a bundle
+    cannot hold and what is not a regular file are named in ``skipped``."""
     path = root / rel
+    why = _unbundlable(rel)
+    if why is not None:
+        skipped.append(Skipped(_shown(rel), why))
+        return
     if path.is_symlink():
-        log.warning("export: %s is a symlink; skipped", rel)
+        skipped.append(Skipped(rel, "a symbolic link: a bundle carries regular files only"))
         return
     if path.is_file():
         if not _skipped(rel):
             yield rel
         return
     if not path.is_dir():
+        if path.exists():  # a FIFO, a socket, a device: nothing a bundle can hold
+            skipped.append(Skipped(rel, "not a regular file (a FIFO, socket or device)"))
         return
     for child in sorted(os.listdir(path)):
-        yield from _walk(root, f"{rel}/{child}")
+        yield from _walk(root, f"{rel}/{child}", skipped)
 
 
 def _git_order(rel: str) -> tuple[int, str]:
@@ -194,13 +233,32 @@ def _git_order(rel: str) -> tuple[int, str]:
     return (0 if len(parts) > 1 and parts[1] in ("HEAD", "packed-refs", "refs") else 1, rel)
 
 
-def _members(ws: Workspace) -> list[str]:
+def _carried(name: str) -> bool:
+    """Whether a top-level entry is one a bundle carries (besides the git directory)."""
+    if name in _TOP or name in AGENT_FILES:
+        return True
+    return name.endswith(".md") and not name.startswith(".")
+
+
+def _members(ws: Workspace, skipped: list[Skipped]) -> list[str]:
     root = ws.root
-    files = [rel for top in _TOP for rel in _walk(root, top)]
     repo = locate(root)
-    if repo is not None:
-        git_rel = repo.git_dir.relative_to(root).as_posix()
-        files.extend(sorted(_walk(root, git_rel), key=_git_order))
+    git_rel = repo.git_dir.relative_to(root).as_posix() if repo is not None else None
+    files: list[str] = []
+    for name in sorted(os.listdir(root)):
+        if name == git_rel:
+            continue
+        if _carried(name):
+            files.extend(_walk(root, name, skipped))
+        elif (root / name).is_symlink():
+            skipped.append(
+                Skipped(_shown(name), "a symbolic link: a bundle carries regular files only")
+            )
+        elif not _skipped(name) and (root / name).exists():
+            shown = f"{_shown(name)}/" if (root / name).is_dir() else _shown(name)
+            skipped.append(Skipped(shown, "not memory: the agent's own files stay where they are"))
+    if git_rel is not None:
+        files.extend(sorted(_walk(root, git_rel, skipped), key=_git_order))
     return files
 
 
@@ -243,11 +301,12 @@ def export_bundle(
     target.parent.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, dict[str, Any]] = {}
     total = 0
+    skipped: list[Skipped] = []
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as raw, dream_run_lock(ws.state_dir, "export"):
             with tarfile.open(fileobj=raw, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
-                for rel in _members(ws):
+                for rel in _members(ws, skipped):
                     sent = _add_file(tar, ws.root / rel, rel)
                     if sent is not None:
                         manifest[rel] = sent
@@ -271,7 +330,11 @@ def export_bundle(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return ExportResult(target, len(manifest), total)
+    if skipped:
+        named = "; ".join(str(item) for item in skipped[:5])
+        more = f"; and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+        log.warning("export: left out %d: %s%s", len(skipped), named, more)
+    return ExportResult(target, len(manifest), total, tuple(skipped))
 
 
 def _add_file(tar: tarfile.TarFile, path: Path, rel: str) -> dict[str, Any] | None:

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -161,41 +162,57 @@ def plan_purge(store: WorkspaceStore, git: GitStore, text: str) -> PurgePlan:
     )
 
 
-def purge(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResult:
+def purge(
+    store: WorkspaceStore,
+    git: GitStore,
+    text: str,
+    *,
+    check: Callable[[PurgePlan], None] | None = None,
+) -> PurgeResult:
     """Remove ``text`` from memory everywhere (see the module docstring) and record the purge.
 
     Holds Dream's run lock throughout (waits up to 30 s for a running Dream, then
-    ``LockTimeoutError``).
+    ``LockTimeoutError``). ``check``, when given, is called with the plan while every file the
+    purge rewrites is held against its writers (the history lock, each conversation's lock), so
+    what it reads cannot change before the rewrite; raising from it leaves everything as it was.
+    A caller that may purge only while what it found still holds (an adapter erasing one memory's
+    text, never another's that shares it) checks there.
     """
     # Dream holds what it read in memory for a whole run: purging under it could see the string
     # re-committed.
     with dream_run_lock(store.workspace.state_dir, "purge", _LOCK_TIMEOUT):
-        return _purge_locked(store, git, text)
+        return _purge_locked(store, git, text, check)
 
 
-def _purge_locked(store: WorkspaceStore, git: GitStore, text: str) -> PurgeResult:
+def _purge_locked(
+    store: WorkspaceStore,
+    git: GitStore,
+    text: str,
+    check: Callable[[PurgePlan], None] | None,
+) -> PurgeResult:
     from ..gitstore.purge import rewrite_history  # imports dulwich: only when a purge really runs
 
     plan = plan_purge(store, git, text)
     sessions = SessionStore(store.workspace, lock_timeout=_LOCK_TIMEOUT)
     done: list[FileHit] = []
-    for hit in plan.files:
-        if hit.action == "keep":
-            continue
-        path = store.workspace.resolve(hit.path)
-        if hit.action == "delete":
-            path.unlink(missing_ok=True)
-        elif path == store.workspace.history_path:
-            with (
-                store.history.locked()
-            ):  # appends wait: none is lost between the read and the rename
+    targets = [
+        (hit, store.workspace.resolve(hit.path)) for hit in plan.files if hit.action != "keep"
+    ]
+    with ExitStack() as held:
+        # every file to rewrite is locked before any is read: appends wait, so none is lost
+        # between a read and its rename, and ``check`` sees what the rewrite will
+        held.enter_context(store.history.locked())
+        for hit, path in targets:
+            if hit.path.startswith("sessions/") and path.suffix == ".jsonl":
+                held.enter_context(sessions.locked(path))
+        if check is not None:
+            check(plan)
+        for hit, path in targets:
+            if hit.action == "delete":
+                path.unlink(missing_ok=True)
+            else:
                 _rewrite(path, hit.path, text)
-        elif hit.path.startswith("sessions/") and path.suffix == ".jsonl":
-            with sessions.locked(path):
-                _rewrite(path, hit.path, text)
-        else:
-            _rewrite(path, hit.path, text)
-        done.append(hit)
+            done.append(hit)
     # An index kept outside the workspace (memory.search.indexDir) holds the string too: derived, so
     # deleted.
     remove_external_index(store.workspace, store.config.memory.search.index_dir)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ...operations.portability import Skipped
 from ...security.scrub import redact_text
+from ...text.safety import unstorable
 from ...text.utf8 import not_utf8
 
 __all__ = [
@@ -89,8 +90,12 @@ class Intake:
     ) -> str | None:
         """``path``'s text, strictly UTF-8, redacted; None (and the file named as skipped, with why)
         for what ``read_bytes`` refuses, bytes that are not UTF-8 (never decoded with replacements:
-        the source stays as it is), or text holding NUL characters (a binary file, never committed
-        as memory)."""
+        the source stays as it is), or text that no way into Reverie stores
+        (``reverie.text.safety.unstorable``: a NUL or another control character but tab, newline
+        and carriage return). Such a file is never imported with the character removed or
+        replaced: it is named with the character and where it is, and left out. (History entries
+        and conversations are what was said: their importers keep them as they are, as Reverie
+        keeps a conversation; renderers show a control character as a visible one.)"""
         data = self.read_bytes(path, label, limit=limit, root=root)
         if data is None:
             return None
@@ -102,12 +107,9 @@ class Intake:
                 f"{not_utf8(data, exc)}; convert it to UTF-8 and import again",
             )
             return None
-        if "\x00" in text:
-            self.skip(
-                label,
-                f"holds {text.count(chr(0))} NUL character(s) (byte 0), which text never does; "
-                "remove them and import again",
-            )
+        why = unstorable(text)
+        if why is not None:
+            self.skip(label, f"{why}; then import again")
             return None
         return self.clean(text.removeprefix("\ufeff"))
 

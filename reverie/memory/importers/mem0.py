@@ -39,6 +39,7 @@ from ...operations.portability import ImportResult, ScopeImport
 from ...security.scrub import redact_value
 from ...storage.history import format_timestamp
 from ...text.dates import parse_timestamp
+from ...text.safety import unstorable
 from ...text.utf8 import not_utf8
 from ..core import Memory
 from ..core import open as open_memory
@@ -100,6 +101,9 @@ def read_export(path: Path, intake: Intake) -> list[tuple[str, dict[str, Any]]]:
             intake.skip(name, f"not a memory object (a {type(item).__name__})")
         elif not isinstance(item.get("memory"), str) or not item["memory"].strip():
             intake.skip(name, "no memory text")
+        elif (why := unstorable(item["memory"])) is not None:
+            # what ``Memory.remember`` refuses (a NUL, an ESC) never comes in altered
+            intake.skip(name, f"its memory text {why}")
         else:
             out.append((name, item))
     if not out and not intake.skipped:

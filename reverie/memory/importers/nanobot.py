@@ -33,6 +33,7 @@ import orjson
 from ...errors import WorkspaceError
 from ...operations.files import removable
 from ...operations.portability import (
+    AGENT_FILES,
     ImportResult,
     check_target,
     commit_import,
@@ -242,8 +243,8 @@ def _top_level(
         if text is not None:
             memory[name] = text
         return
-    if name == "skills" and path.is_dir() and not path.is_symlink():
-        for rel, text in _tree(src, "skills", intake):
+    if name in AGENT_FILES and path.is_dir() and not path.is_symlink():
+        for rel, text in _tree(src, name, intake):
             _write(staging, rel, text.encode("utf-8"))
             kept.append(rel)
         return
