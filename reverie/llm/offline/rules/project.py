@@ -804,7 +804,7 @@ _NOT_A_STACK = re.compile(
     r"tonight|today|tomorrow|"
     r"(?:this|next) (?:week|month|sprint)|examples?|snippets?|by default|answers?|replies|reply|"
     r"respond|please|relies|rely|relying|talk|talks|talking|speaks?|integrat\w*|connects?|"
-    r"calls?|sends?|syncs?|pulls?|pushes|feeds?|"
+    r"calls?|sends?|syncs?|pulls?|pushes|feeds?|another|other teams?|runs|run|running|"
     r"^(?:give|show|write|use|answer|explain|assume|keep|always|never|don't|do not|"
     r"stop|format|avoid|include|tell|list|put|make|stick))\b",
     re.I,
