@@ -27,8 +27,8 @@ STACKS = [
     ("our thesis pipeline is snakemake with polars, all on the uni's SLURM box", []),
     ("Mobile client: kotlin + jetpack compose, ktor on the server", ["Uses Kotlin"]),
     (
-        "We run everything on Hetzner with Docker Compose and Caddy in front",
-        ["Uses Docker Compose"],
+        "We host everything on Hetzner with Docker Compose and Caddy in front",
+        ["Uses Caddy"],
     ),
     ("my side project is a Svelte app on Cloudflare Workers with Supabase", ["Uses Supabase"]),
     ("dashboards are Grafana, metrics in Prometheus 2.50", ["Uses Grafana"]),
