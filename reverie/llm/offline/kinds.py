@@ -46,6 +46,8 @@ __all__ = [
     "fold",
     "language_names",
     "load_all",
+    "technology",
+    "technology_names",
 ]
 
 log = logging.getLogger(__name__)
@@ -485,4 +487,43 @@ def load_all() -> dict[str, int]:
         "given names": len(_given_names()),
         "given names worldwide": len(_world_given_names()),
         "nouns": len(_nouns()),
+        "technologies": len(_technologies()),
     }
+
+
+#: The technologies people name as their stack (``data/technologies.txt``, written by hand).
+TECHNOLOGIES = "technologies.txt"
+#: A technology's name runs to at most this many words ("Weights & Biases", "Ruby on Rails").
+TECH_WORDS = 3
+
+
+@cache
+def _technologies() -> dict[str, tuple[str, bool]]:
+    """Each technology by its folded name: (its spelling, whether it is also a common word and
+    counts only with its capital or a version)."""
+
+    def build() -> dict[str, tuple[str, bool]]:
+        out: dict[str, tuple[str, bool]] = {}
+        for line in _shipped(TECHNOLOGIES):
+            name = line.removesuffix(" *").strip()
+            out[name.lower()] = (name, line.endswith(" *"))
+        return out
+
+    try:
+        return build()
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning(
+            "offline engine: the technology list is unreadable (%s: %s)", type(exc).__name__, exc
+        )
+        return {}
+
+
+def technology_names() -> list[str]:
+    """Every technology's name, in lower case."""
+    return list(_technologies())
+
+
+def technology(name: str) -> tuple[str, bool] | None:
+    """The technology ``name`` is ("postgres" → ("Postgres", False), "go" → ("Go", True): a common
+    word too), or None."""
+    return _technologies().get(name.lower())

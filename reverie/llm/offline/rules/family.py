@@ -25,6 +25,11 @@ KIN = (
 )
 
 
+#: "no kids, please": a request about what to leave out (of a booking, a plan), not the user's
+#: family.
+_ASKED_FOR = re.compile(r"\bno (?:kids|children)\W{0,3}(?:please|pls|thanks|thank you)\b", re.I)
+
+
 def named_person(f: Filling) -> bool:
     """A wife or a son has a given name ("Colombian" is none)."""
     return given_name(f.groups.get("v", ""))
@@ -605,6 +610,7 @@ RULES = [
         None,
         "durable",
         negative=True,
+        finish=lambda f: not _ASKED_FOR.search(f.message or f.match.string),
     ),
     # a parent who lives with the user: "my mum moved in with us", "my mom has been living with
     # us since last year" (not "… for two weeks": a visit)
@@ -674,6 +680,88 @@ RULES = [
         "permanent",
         finish=children_listed,
         split=lambda text: text.split("\n"),
+    ),
+]
+
+
+# -- a relative by name, however the sentence goes on ---------------------------------------------
+#
+# "My twin sister Ingrid lives in Bergen", "my little girl amara is strating school", "Mateo (my
+# son) is on the spectrum", "Amara - that's my daughter - begins reception", "I have a twin
+# sister, Priya": a kin word of the user's ("my") with a given name beside it is a relative, said
+# in passing or not; what the rest of the sentence says of them is theirs, not the user's.
+
+#: Words between "my" and the kin word that keep the kin ("my twin sister", "my little girl").
+_KIN_ADJ = (
+    r"(?:(?:little|big|older|younger|elder|eldest|oldest|youngest|middle|baby|twin|teenage|grown|"
+    r"adult|half|step)[ -])"
+)
+#: Kin words of one relative (no colleague, no ex): "boy" and "girl" only after an age word.
+_ONE_KIN = (
+    r"wife|husband|partner|fianc[eé]e?|son|daughter|brother|sister|mother|father|mom|mum|dad|"
+    r"grandmother|grandfather|grandma|grandpa|grandson|granddaughter|stepson|stepdaughter|uncle|"
+    r"aunt|cousin|niece|nephew"
+)
+_LITTLE_ONE = {"boy": "son", "girl": "daughter"}
+#: A name: capitalised (``clauses`` capitalises one typed in lower case after a relative).
+_A_NAME = r"(?-i:(?P<v>[A-Z][a-z'’-]{1,14}))"
+
+
+def a_relative_named(f: Filling) -> bool:
+    """The name beside the kin word is a given name, capitalised (a name typed in lower case the
+    clause stage capitalises when it is sure); "girl" and "boy" after an age word are a daughter and
+    a son."""
+    name = f.groups.get("v", "")
+    after = f.match.string[f.match.end() :].split()[:1]
+    if after and after[0].lower() in _OBJECT_WORDS:
+        return False  # "my nephew made it for me": a verb, whatever a list of names says
+    if after and _ONE_OFF.fullmatch(after[0]):
+        return False  # "my brother Tom called yesterday": one event, told as chit-chat
+    if name[:1].islower():
+        return False  # "my son can swim": the clause stage capitalises a name it is sure of
+    if not (given_name(name) or name_shaped(name)) or not re.search(rf"\b{name}\b", f.message):
+        return False  # as typed by the user: "my wife rose early" is capitalised by no one
+    kin = (f.groups.get("k") or f.groups.get("b") or "").lower()
+    kin = _LITTLE_ONE.get(kin, kin)
+    # as the family's other rules write a fiancé; "{K}": only where no other rule read the clause
+    f.values["K"] = f"Engaged to {name}" if kin.startswith("fianc") else f"Has a {kin} named {name}"
+    return True
+
+
+#: A verb in the past right after the name: one event ("called", "visited"), no lasting fact.
+_ONE_OFF = re.compile(r"[a-z]{2,}(?<!ne)(?<!fe)(?<!ee)ed", re.I)
+
+#: Words after a verb, never after a name ("made it", "took us", "sent the").
+_OBJECT_WORDS = frozenset(
+    "it me us them him her a an the my our that this so to for up out".split()
+)
+
+
+RULES += [
+    rule(
+        rf"\b(?:my|our) (?:{_KIN_ADJ}*(?P<k>{_ONE_KIN})|(?:little|baby|eldest|youngest) "
+        r"(?P<b>boy|girl)),? "
+        rf"{_A_NAME}(?![\w'’-])(?!\s*(?:and|&) (?:i|me)\b)",
+        "{K}",
+        None,
+        "permanent",
+        finish=a_relative_named,
+    ),
+    rule(
+        rf"(?:^|(?<=[,;] ))(?-i:(?P<v>[A-Z][a-z'’-]{{1,14}}))\s*(?:\(|[-–—,]\s*(?:that's |"
+        rf"thats |she's |he's |who's )?)my {_KIN_ADJ}*(?P<k>{_ONE_KIN})\b",
+        "{K}",
+        None,
+        "permanent",
+        finish=a_relative_named,
+    ),
+    rule(
+        rf"\b(?:i|we)(?: have|'ve|ve)?(?: got)? an? {_KIN_ADJ}*(?P<k>{_ONE_KIN}),? "
+        r"(?-i:(?P<v>[A-Z][a-z'’-]{1,14}))(?![\w'’-])",
+        "{K}",
+        None,
+        "permanent",
+        finish=a_relative_named,
     ),
 ]
 

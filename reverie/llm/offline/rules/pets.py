@@ -520,6 +520,68 @@ RULES += [
     ),
 ]
 
+
+# -- a pet by name, however the sentence goes on ---------------------------------------------------
+#
+# "my shiba mochi keeps losing it at the delivery guy", "My cat Mango is diabetic so she gets
+# insulin", "my mare Luna is stabled just outside Christchurch": a pet's kind or breed of the
+# user's ("my", "our") with a name right after it is a pet, whatever the sentence says of it next
+# (the tables above list the verbs that follow; this reads any). The name is checked as they check
+# it (``breed_named``, ``_lower_name``), and never a word a verb takes ("my dog ate it").
+
+#: Words after a verb, never after a name ("my cat knocked it over").
+_OBJECT_WORDS = frozenset(
+    "it me us them him her a an the my our that this so to for up out".split()
+)
+
+
+#: A verb in the past right after the name: one event ("chewed", "knocked"), no lasting fact.
+_ONE_OFF = re.compile(r"[a-z]{2,}(?<!ne)(?<!fe)(?<!ee)ed", re.I)
+
+#: Nouns that make one thing with a pet's word ("cat Food", "dog Walker"): no name after it.
+_PET_THINGS = frozenset(
+    "food foods walker walkers sitter sitters bed beds toy toys bowl bowls treats treat park "
+    "house door flap hair fur owner owners trainer groomer insurance people lady guy person years "
+    "days months weeks show shows breeder shelter rescue litter leash lead collar crate cage tank "
+    "hutch stuff thing things meds medicine vet vets".split()
+)
+
+
+def a_pet_named(f: Filling) -> bool:
+    """A name as ``breed_named`` reads one, or a capitalised word mid-sentence that is no noun and
+    makes no one thing with the pet's word ("my shiba Mochi keeps barking")."""
+    rest = f.match.string[f.match.end() :].split()
+    after = rest[0] if rest else ""
+    name = f.groups.get("v", "")
+    if after.lower() in _OBJECT_WORDS or after[:1].isupper():
+        return False  # "my dog ate it"; "my dog Walker Tom": a verb, or a name of two words
+    if _ONE_OFF.fullmatch(after):
+        return False  # "My dog Max chewed through a charger": one event, told as chit-chat
+    if name[:1].islower():
+        return False  # "my dog will be fine": the clause stage capitalises a name it is sure of
+    if breed_named(f):
+        return True
+    low = name.lower()
+    kind = f.groups.get("k", "").lower()
+    if low in NOT_NAMES or low in _PET_THINGS or noun(low) or kind in _AMBIGUOUS:
+        return False  # "My parrot Squawk is loud" may name the sound; "our lab Director"
+    if not (after[:1].islower() or not after):
+        return False
+    named_pet(f)  # the article and the kind's name
+    return True
+
+
+RULES.append(
+    rule(
+        r"\b(?:my|our) (?:(?:old|young|little|big|rescue|senior|new) )?(?:(?P<c>"
+        rf"{COLOURS}) )?(?P<k>{BREEDS}|{PETS}),? (?P<v>[A-Za-z][a-z'’-]{{1,20}})(?![\w'’-])",
+        "Has a {k} named {v}",
+        None,
+        "permanent",
+        finish=a_pet_named,
+    )
+)
+
 CANON = [
     (r"^(?:Keeps|Fosters) (.+)$", USER, None),
     (r"^Has an? (.+?) named (.+)$", USER, None),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..dates import CLOCK_PHRASE, clock
+from ..kinds import TECH_WORDS, known_place, technology, technology_names
 from .core import MEMORY, Filling, rule, rules_of
 from .lexicon import CADENCE, DATABASES, NOT_NAMES, PROJECT_NOUN, TECH
 from .person import third_person
@@ -743,3 +744,222 @@ CANON = [
     (r"^(?:Deployed|Hosted) on (.+)$", MEMORY, None),
     (r"^Targets (.+)$", MEMORY, None),
 ]
+
+
+# -- the stack named: every technology of the data a clause of the user's own work names ----------
+#
+# "our monorepo is pnpm + turborepo, node 20 LTS", "thesis code is python 3.11 + pytorch 2.3", "we
+# use kafka for events and clickhouse for the analytics side", "Team decided: React Native with
+# Expo": however the clause is worded, each technology ``kinds.technology`` knows is a line
+# ``Uses X`` when the clause is about the user's own work (``_OURS``, an "I" doing work with it,
+# or a note of nothing but tools) and nothing in it makes it a wish, a question, a plan, a change,
+# a past, someone else's or a like (``_NOT_A_STACK``). A tool said as dropped or old ("no more
+# Node", "npm's out", "leaving the old Python ones alone") is none. Tried only when no other rule
+# read the clause (a ``{K}`` rule: ``extract``).
+
+#: A word of a technology's name, as typed ("next.js", "c++", "shadcn/ui", "m-pesa", ".net").
+_TECH_TOKEN = re.compile(r"[.]?[A-Za-z0-9][\w.+#/&'’-]*|\+|&")
+_TECH_VERSION = re.compile(r"v?\d+(?:\.\d+)*(?:\.x|x|\+)?|lts", re.I)
+#: The clause is about the user's own work or project.
+_OURS = re.compile(
+    r"\b(?:we|we're|were|we've|we'll|our|ours|us|team|the team|"
+    r"my (?:[\w-]+ )?(?:project|app|thesis|code|site|website|game|bot|stack|repo|monorepo|"
+    r"services?|server|homelab|setup|lab|pipeline|analysis|research|dissertation|startup|"
+    r"business|shop|studio|portfolio|blog)|"
+    r"i (?:mostly |mainly |only |also |currently |now )?(?:use|do everything in|record|edit|mix|"
+    r"code|program|develop|build|write|deploy|host|keep|track|run|work in|work with|design|"
+    r"model|model in|draw|analy[sz]e)|"
+    r"i(?:'m| am) (?:mostly |mainly |currently |now |still )?(?:using|on|building|writing|coding|"
+    r"developing|programming|running|hosting|deploying|doing (?:it|everything|all|this) in)|"
+    rf"(?:^|the |our |my )(?:[\w-]+ )?(?:{PROJECT_NOUN}|code|codebase|thesis|dissertation|"
+    r"analysis|monorepo|repo|cluster|clusters|services)|(?:^|the )(?:[\w-]+ )?(?:stack|backend|"
+    r"back end|frontend|front end|infra|infrastructure|ci|database|db|tests|monitoring|hosting|"
+    r"erp|crm|cms|tooling|dashboards?|metrics|logs|logging|alerts|alerting|auth|payments|emails?|"
+    r"search|storage|cache|caching|queues?|builds|deploys|docs|server|servers|client|styling|"
+    r"state|orm|warehouse|data layer|bookkeeping|accounts|accounting|invoices|invoicing|"
+    r"scheduling|booking|bookings|newsletter|website|site|shop)\b)\b|"
+    r"^(?:[\w-]+ ){0,2}(?:stack|backend|frontend|tests?|ci|infra|infrastructure|db|"
+    r"database|hosting|monitoring|tools|tooling|setup|app|api|services?|decided|agreed|settled|"
+    r"decision|agreement)\s*:",
+    re.I,
+)
+#: The clause is a wish, a question, a plan, a change, a past, someone else's or a feeling: its
+#: tools are no stack of the user's (a change is the correction rules' to read).
+_NOT_A_STACK = re.compile(
+    r"\?|\b(?:you|your|learn|learning|learnt|learned|study|studying|course|class|tutorial|"
+    r"bootcamp|certificate|certification|exam|interview|hiring|job|jobs|position|love|loved|like|"
+    r"liked|hate|hated|enjoy|prefer|favou?rite|fan|want|wanted|wanna|would|should|could|might|"
+    r"may|maybe|perhaps|probably|considering|consider|thinking|think|plan|planning|going to|gonna|"
+    r"will|try|trying|tried|if|whether|help|how|what|which|why|recommend|suggest|compare|vs|"
+    r"versus|better|switch|switched|switching|migrate|migrated|migrating|migration|move|moved|"
+    r"moving|upgrade|upgraded|upgrading|replace|replaced|replacing|rewrite|rewriting|port|porting|"
+    r"used to|previously|formerly|before|last job|old job|ago|was|were|back then|he|she|they|"
+    r"his|her|their|them|friend|friends|brother|sister|wife|husband|partner|son|daughter|boss|"
+    r"(?:my|his|her|their|our|the) (?:clients?|colleagues?|manager|lead|tech lead|team lead|cto|"
+    r"ceo|boss|architect|founder|co-founder|pm|product manager|freelancer|contractor|agency)|"
+    r"dad|mum|mom|someone|somebody|people|everyone|"
+    r"play|plays|playing|chose|choose|picked|pick|opted|voted|evaluating|testing|comparing|exploring|or|either|"
+    r"candidates?|options?|alternatives?|proposals?|proposed|ideas?|e\.g|such as|like|"
+    r"last (?:year|month|week|sprint)|dream|wish|hope|hoping|someday|one day|wondering|anyone|"
+    r"tonight|today|tomorrow|"
+    r"(?:this|next) (?:week|month|sprint)|examples?|snippets?|by default|answers?|replies|reply|"
+    r"respond|please|relies|rely|relying|talk|talks|talking|speaks?|integrat\w*|connects?|"
+    r"calls?|sends?|syncs?|pulls?|pushes|feeds?|another|other teams?|runs|run|running|"
+    r"^(?:give|show|write|use|answer|explain|assume|keep|always|never|don't|do not|"
+    r"stop|format|avoid|include|tell|list|put|make|stick))\b",
+    re.I,
+)
+#: Words in "-ed" that say how a stack is, not what happened to a tool once ("we compared
+#: Postgres and MySQL", "we tested GraphQL last year", "we considered Kafka" are none).
+_STACK_PAST = frozenset(
+    "based built hosted written deployed managed used settled decided agreed standardised "
+    "standardized called named kept stored powered backed tracked locked fixed required "
+    "needed shared self-hosted automated typed red bed "
+    "need speed feed seed embed shed".split()
+)
+#: Said before a tool, it is dropped, old or not used ("no more Node", "leaving the old Python
+#: ones", "from Redux to Zustand").
+_NOT_THIS_TOOL = frozenset(
+    "no not never without nor non don't dont drop dropping dropped ditch ditched ditching off from "
+    "instead except than leave leaving left old older legacy retire retired retiring avoid "
+    "avoiding against away more at".split()
+)
+#: Said after a tool: it is gone ("npm's out", "Mongo is gone").
+_GONE_AFTER = frozenset("out gone dead deprecated retired dropped".split())
+#: The words of a note of nothing but tools ("flutter 3.22 app, firebase auth + firestore for the
+#: backend", "python 3.11 + pytorch 2.3"): any other word makes it no note.
+_NOTE_WORDS = frozenset(
+    "+ & w/ with and on in for the a an all only just mostly plus app apps backend back frontend "
+    "front end api apis stack db database auth tests test unit e2e infra ci cd hosting monorepo "
+    "repo services service server mobile web site website strict mode side orm cache queue "
+    "search storage styling ui state management analytics events deploy deploys builds build "
+    "android ios ".split()
+)
+
+
+def _tool_at(words: list[str], i: int) -> tuple[str, int] | None:
+    """The technology named from ``words[i]`` (its spelling, how many words), longest first."""
+    for n in range(min(TECH_WORDS, len(words) - i), 0, -1):
+        said = " ".join(words[i : i + n])
+        found = technology(said)
+        if found is None:
+            continue
+        name, common = found
+        version = i + n < len(words) and _TECH_VERSION.fullmatch(words[i + n])
+        if common and not version and (not said[:1].isupper() or i == 0):
+            return None  # "go", "rust", "express" as words; "Go" opening the clause
+        return name, n
+    return None
+
+
+def _words(text: str) -> list[str]:
+    """The clause's words, their punctuation off; a word joined by a colon ("CS:GO", "https://")
+    is one word and names no tool."""
+    out = []
+    for said in text.replace("+", " + ").split():
+        w = said.strip(".,;:!?()[]{}\"'’“”")
+        if not w or ":" in w or not _TECH_TOKEN.fullmatch(w):
+            out.append("·")
+            continue
+        out.append(w[:-2] + " 's" if w.endswith(("'s", "’s")) else w)
+    return " ".join(out).split()
+
+
+def stack_named(text: str) -> list[str]:
+    """Every technology the clause names as the user's own stack, each with its version (``Uses
+    Go 1.22``), or none (see above)."""
+    if _NOT_A_STACK.search(text) or any(
+        w.lower().endswith("ed") and w.lower() not in _STACK_PAST for w in text.split()
+    ):
+        return []
+    words = _words(text)
+    found: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(words):
+        tool = _tool_at(words, i)
+        if tool is None:
+            i += 1
+            continue
+        name, n = tool
+        end = i + n
+        while end < len(words) and _TECH_VERSION.fullmatch(words[end]):
+            end += 1
+        found.append((i, end, " ".join([name, *words[i + n : end]])))
+        i = end
+    if not found or not (_OURS.search(text) or _a_note(words, found)):
+        return []
+    out = []
+    read = _read_by_others(text)
+    for start, end, said in found:
+        if any(said.split()[0].lower() in other for other in read):
+            continue  # "Uses Riverpod for state management": another rule of the kind read it
+        before = {w.lower() for w in words[max(0, start - 3) : start]}
+        after = {w.lower() for w in words[end : end + 3]}
+        if before & _NOT_THIS_TOOL or after & _GONE_AFTER or _in_a_place(words, start, end):
+            continue
+        line = f"Uses {said}"
+        if line not in out:
+            out.append(line)
+    return out
+
+
+def _read_by_others(text: str) -> list[str]:
+    """What the other rules of this kind read in the clause (a match whose values are their
+    kinds), in lower case: a tool one of them reads (with its purpose, its host, its version) is
+    theirs to write."""
+    low = text.lower()
+    out = []
+    for other in RULES:
+        if other.finish is stack_lines or not all(
+            any(lit in low for lit in need) for need in other.gate
+        ):
+            continue
+        for m in other.pattern.finditer(text):
+            groups = {k: v for k, v in m.groupdict().items() if v}
+            if all(check(clean(groups.get(g, ""), True, strip=False)) for g, check in other.kinds):
+                out.append(m.group(0).lower())
+    return out
+
+
+def _in_a_place(words: list[str], start: int, end: int) -> bool:
+    """The tool's word is part of a place's name ("Swift Current", "Port Harcourt")."""
+    before = words[max(0, start - 1) : start]
+    after = words[end : end + 1]
+    named = " ".join(words[start:end])
+    return any(
+        known_place(" ".join(part))
+        for part in ([*before, named], [named, *after])
+        if len(part) > 1 and all(w[:1].isupper() for w in part)
+    )
+
+
+def _a_note(words: list[str], found: list[tuple[int, int, str]]) -> bool:
+    """The clause is a note of nothing but tools and the parts they are for."""
+    named = {k for start, end, _ in found for k in range(start, end)}
+    rest = [w.lower() for k, w in enumerate(words) if k not in named]
+    return all(w in _NOTE_WORDS for w in rest) and (len(found) > 1 or len(named) > 1)
+
+
+def stack_lines(f: Filling) -> bool:
+    """The lines ``stack_named`` reads in the clause, one a line (``split``)."""
+    lines = stack_named(f.match.string)
+    f.values["S"] = "\n".join(lines)
+    return bool(lines)
+
+
+def _any_technology() -> str:
+    """A clause naming a technology of the data (any case; ``_tool_at`` decides): the pattern's
+    literals are the gate, so a clause naming none runs no code of this rule."""
+    names = sorted(technology_names(), key=lambda name: (-len(name), name))
+    # a clause this rule refuses is no match at all, so a plain statement of it stays the
+    # ``statements`` stage's to read ("Our API relies on Stripe Connect")
+    return (
+        rf"^(?!.*?(?:{_NOT_A_STACK.pattern}))"
+        r"(?!.*?\b(?!(?:" + "|".join(sorted(_STACK_PAST)) + r")\b)[a-z]{2,}ed\b)"
+        r".*?(?<![\w.])(?:" + "|".join(map(re.escape, names)) + r")(?![\w+#])"
+    )
+
+
+RULES.append(
+    rule(_any_technology(), "{S}", finish=stack_lines, split=lambda text: text.split("\n"))
+)

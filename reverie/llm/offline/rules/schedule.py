@@ -314,7 +314,8 @@ RULES = [
     rule(
         # the subject opens with no preposition, and may end with what it is for ("the grant
         # application for the school library"): never "Deadline for for the school library"
-        rf"\b(?:the |our |my )?(?P<v>(?!(?:for|of|to|in|on|with|about|from|by)\b)[\w-]+"
+        rf"\b(?<!['’])(?<!['’]s )(?:the |our |my )?"
+        rf"(?P<v>(?!(?:for|of|to|in|on|with|about|from|by)\b)[\w-]+"
         rf"(?: [\w-]+(?:\.\w+)*){{0,3}}"
         rf"(?: (?:for|of) (?:the |our |my )?[\w-]+(?: [\w-]+){{0,2}})?) (?:is|are) due "
         rf"(?:on |by )?{_DATE}\b",
@@ -451,3 +452,51 @@ CANON = [
     (r"^(?:.+ is )?[Cc]losed on (.+)$", MEMORY, None),
     (r"^(.+?) on (\d{4}-\d{2}-\d{2})$", MEMORY, "date:{1}"),
 ]
+
+
+# -- a dated deliverable, however it is said -----------------------------------------------------
+#
+# "thesis due 15 june!!!", "The grant application has to be in by 30 September", "My master thesis
+# must be handed in until 15 June", "game launches on steam nov 14, cant slip": a clause with a cue
+# that something is due (``_DUE``) and one date phrase naming one day gives ``Deadline for X: day``,
+# X the thing said before the cue (``_SUBJECT``: at most three words of the user's own work, no
+# person, no pronoun). Tried only where the phrase tables above read nothing, and never in a
+# question, a plan, someone else's clause or a passing one (``clauses``).
+
+_DUE = (
+    r"(?:is |are )?(?:due|has to be (?:in|done|live|submitted|ready|finished|handed in|sent|out)|"
+    r"must be (?:in|done|live|submitted|ready|finished|handed in|sent|out)|needs to be (?:in|done|"
+    r"live|submitted|ready|finished|handed in|sent|out)|(?:goes|go) live|launch(?:es)?|ships?|"
+    r"opens|premieres)"
+)
+#: The thing that is due: a short noun phrase opening the clause (after "my", "our", "the").
+_SUBJECT = re.compile(
+    rf"^(?:(?:ok|so|also|fyi|reminder|heads up)[,:]? )*(?:the |our |my )?"
+    rf"(?P<v>[\w.'’-]+(?: [\w.-]+){{0,2}}?) {_DUE}\b(?: (?:on|by|before|until|in|for))?"
+    r"(?: (?:steam|time))?,? "
+    rf"(?P<d>{DATE_PHRASE})(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so|at|it's|its|that's|no|cant|can't|"
+    r"hard|latest)\b)",
+    re.I,
+)
+#: Words that make the thing no deliverable of the user's own ("she", "it", "what").
+_NOT_A_THING = frozenset(
+    "i i'm im we we're you he she it it's its they this that what which who when where rent bill "
+    "baby payment loan".split()
+)
+
+
+def a_dated_deliverable(f: Filling) -> bool:
+    """The thing is the user's own work and the date names one day (``fill`` made it absolute)."""
+    thing, day = f.values.get("v", ""), f.values.get("d", "")
+    words = thing.lower().split()
+    if not words or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
+        return False
+    if words[0] in _NOT_A_THING or set(words) & PEOPLE or known_place(thing):
+        return False
+    if "'s" in thing or "’s" in thing:
+        return False  # "my sister's thesis is due June 15": no work of the user's
+    f.values["K"] = f"Deadline for {thing}: {day}"
+    return True
+
+
+RULES.append(rule(_SUBJECT.pattern, "{K}", None, "ephemeral", finish=a_dated_deliverable))

@@ -95,9 +95,27 @@ def is_place(value: str) -> bool:
     if value.islower():
         return _lower_case_place(value) or _with_its_country(value)
     return (
-        _is_proper(value, max_words=4)
-        and (known_place(value) or value.strip().lower() in _PLACE_ALIASES)
-    ) or _with_its_country(value)
+        (
+            _is_proper(value, max_words=4)
+            and (known_place(value) or value.strip().lower() in _PLACE_ALIASES)
+        )
+        or _a_known_name_of_words(value)
+        or _with_its_country(value)
+    )
+
+
+def _a_known_name_of_words(value: str) -> bool:
+    """A place of several words the gazetteer knows whole, written with its capitals, whose words
+    alone would read as no name: "Da Nang" opens with a connector, "Vina del Mar" ends in a
+    month's short form."""
+    words = value.split()
+    return (
+        2 <= len(words) <= 4
+        and words[0][:1].isupper()
+        and words[-1][:1].isupper()
+        and all(w[:1].isupper() or w.lower() in CONNECTORS for w in words)
+        and known_place(value)
+    )
 
 
 def _with_its_country(value: str) -> bool:
@@ -185,9 +203,14 @@ EVALUATIVE = word_set(
 _HEAD_OF = re.compile(r"(?:head|director|vp|chair|dean|lead) of (?:the )?[a-z][a-z -]{2,40}", re.I)
 
 
+_GRADE = re.compile(r"\b(?:year|grade|form|class|primary|standard|p|ks) ?\d{1,2}\b", re.I)
+
+
 def is_role(value: str) -> bool:
     if _HEAD_OF.fullmatch(value.strip()):
         return True
+    # "Year 2 teacher", "grade 5 teacher", "form 4 tutor": the class taught is part of the role
+    value = _GRADE.sub("grade", value)
     words = [w.strip(".,").lower() for w in _tokens(value)]
     return (
         0 < len(words) <= 4
@@ -242,9 +265,12 @@ def is_tech(value: str) -> bool:
     first = value.split()[0] if value.split() else ""
     if first.lower() in TECH:
         return is_tool(value)
+    words = value.split()
     return (
         is_tool(value)
         and not known_place(first)
+        # "Port Harcourt", "Santa Cruz": a place of several words, none of them a place alone
+        and not any(known_place(" ".join(words[:n])) for n in (2, 3) if n <= len(words))
         and not common_given_name(first)
         and not is_language(first)
     )
