@@ -111,6 +111,22 @@ REPLACED = [
         "Uses Jenkins for CI",
         "Uses Buildkite for CI",
     ),
+    # a tool replaced: the old tool's version goes with it
+    (
+        "ok ripped webpack out, were on Vite now",
+        files(memory=["Uses Webpack 5", "Deadline for launch: 2027-03-01"]),
+        "MEMORY",
+        "Uses Webpack 5",
+        "Uses Vite",
+    ),
+    # a tool said alone after "scratch that": the one line holding a tool
+    (
+        "scratch that, we're going with NestJS",
+        files(memory=["Uses Express", "Team cadence: standup daily at 9:30"]),
+        "MEMORY",
+        "Uses Express",
+        "Uses NestJS",
+    ),
     # a language, anchored by the value it replaces
     (
         "not German anymore, reply in Dutch please",

@@ -61,7 +61,7 @@ _CUE = re.compile(
 #: A cue strong enough for a bare value ("Three, sorry!", "sorry i meant thursday"): the
 #: message owns a mistake.
 _OWNED = re.compile(
-    r"\b(?:sorry|i meant|meant|oops|typo|correction|wait|actually|make that|i mean|"
+    r"\b(?:sorry|i meant|meant|oops|typo|correction|wait|actually|make that|i mean|scratch that|"
     r"new (?:date|deadline|time)|extension)\b",
     re.I,
 )
@@ -595,7 +595,13 @@ def _swap(line: str, old: Value, new: Value) -> str:
     if at < 0:
         return line  # never: a value is read from the line itself (unchanged: no revision)
     render = _RENDER.get(new.type, _as_written)(old, new)
-    return line[:at] + render + line[at + len(old.text) :]
+    rest = line[at + len(old.text) :]
+    if new.type == "tech":  # the old tool's version is no version of the new one ("webpack 5")
+        rest = _VERSION_AFTER.sub("", rest, count=1)
+    return line[:at] + render + rest
+
+
+_VERSION_AFTER = re.compile(r"^\s+v?\d+(?:\.\d+)*(?:\.x)?\b")
 
 
 def _as_written(_old: Value, new: Value) -> str:
