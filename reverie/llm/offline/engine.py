@@ -188,14 +188,18 @@ def _user_facts(text: str, *, revising: bool = False) -> list[Fact]:
         if role != "USER":
             continue
         said = extract_facts(content[:_MAX_MESSAGE_CHARS], parse_day(ts))
-        if revising:
-            said += _revising(content)
+        if revising and not any(_QUOTES.search(f.text) for f in said):
+            said += _revising(content)  # once: a fact quoting the words carries them already
         for fact in said:
             key = normalize(fact.text)
             if key not in seen:
                 seen.add(key)
                 facts.append(fact)
     return facts
+
+
+#: A fact that quotes the user's words (``Gone: home; said: …``).
+_QUOTES = re.compile(r"; said: ")
 
 
 def _revising(message: str, said_on: date | None = None) -> list[Fact]:
@@ -220,12 +224,16 @@ def _archive(user: str) -> str:
     sections = p.parse_sections(user)
     conversation = _conversation(user)
     known = {normalize(f.text) for f in _user_facts(sections.get(p.SECTION_CONTEXT, ""))}
-    facts = [f for f in _user_facts(conversation, revising=True) if normalize(f.text) not in known]
-    lines = [f"- [{f.mark}] {f.text}" for f in facts] or [p.NOTHING]
     unsure = any(
         role == "USER" and leaves_unsure(content[:_MAX_MESSAGE_CHARS])
         for _, role, content in _transcript(conversation)
     )
+    # a kept transcript carries the user's words to Dream itself (``_entry_facts`` reads them
+    # again): a ``Revise:`` fact would be a second copy of the message in history
+    facts = [
+        f for f in _user_facts(conversation, revising=not unsure) if normalize(f.text) not in known
+    ]
+    lines = [f"- [{f.mark}] {f.text}" for f in facts] or [p.NOTHING]
     return "\n".join([*lines, p.UNSURE] if unsure else lines)
 
 
