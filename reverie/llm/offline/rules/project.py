@@ -865,11 +865,18 @@ def _words(text: str) -> list[str]:
     return " ".join(out).split()
 
 
+#: A clause that gives a name: a pet, a child, a person called like a tool ("a rabbit named Pip",
+#: "we named the baby Julia", "our cat is called Rust") names no stack.
+_NAMING = re.compile(r"\b(?:named|called|nicknamed|name'?s|names? (?:is|are|was))\b", re.I)
+
+
 def stack_named(text: str) -> list[str]:
     """Every technology the clause names as the user's own stack, each with its version (``Uses
     Go 1.22``), or none (see above)."""
-    if _NOT_A_STACK.search(text) or any(
-        w.lower().endswith("ed") and w.lower() not in _STACK_PAST for w in text.split()
+    if (
+        _NOT_A_STACK.search(text)
+        or _NAMING.search(text)
+        or any(w.lower().endswith("ed") and w.lower() not in _STACK_PAST for w in text.split())
     ):
         return []
     words = _words(text)
