@@ -6,6 +6,7 @@ from __future__ import annotations
 import compileall
 import itertools
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,13 @@ from support import background
 from support.cli import ROOT, run_cli
 
 __all__ = ["ROOT", "run_cli"]  # several test files import them from here
+
+# A suite started as a background job of a shell without job control inherits SIGINT ignored
+# (POSIX), and so would every CLI process a test starts: the signal tests send SIGINT to real
+# processes as a user's Ctrl-C, and Reverie rightly leaves an ignored SIGINT ignored
+# (``reverie._start``). A Python handler here is reset to the default in every child at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: Names for the scripted models of the ``fake`` fixture (each test its own).
 _FAKES = itertools.count(1)

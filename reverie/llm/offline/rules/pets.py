@@ -571,7 +571,7 @@ def a_pet_named(f: Filling) -> bool:
     return True
 
 
-RULES.append(
+RULES += [
     rule(
         r"\b(?:my|our) (?:(?:old|young|little|big|rescue|senior|new) )?(?:(?P<c>"
         rf"{COLOURS}) )?(?P<k>{BREEDS}|{PETS}),? (?P<v>[A-Za-z][a-z'’-]{{1,20}})(?![\w'’-])",
@@ -580,7 +580,7 @@ RULES.append(
         "permanent",
         finish=a_pet_named,
     )
-)
+]
 
 CANON = [
     (r"^(?:Keeps|Fosters) (.+)$", USER, None),

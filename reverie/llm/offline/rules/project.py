@@ -967,6 +967,4 @@ def _any_technology() -> str:
     )
 
 
-RULES.append(
-    rule(_any_technology(), "{S}", finish=stack_lines, split=lambda text: text.split("\n"))
-)
+RULES += [rule(_any_technology(), "{S}", finish=stack_lines, split=lambda text: text.split("\n"))]

@@ -499,4 +499,4 @@ def a_dated_deliverable(f: Filling) -> bool:
     return True
 
 
-RULES.append(rule(_SUBJECT.pattern, "{K}", None, "ephemeral", finish=a_dated_deliverable))
+RULES += [rule(_SUBJECT.pattern, "{K}", None, "ephemeral", finish=a_dated_deliverable)]
