@@ -64,7 +64,8 @@ STACK_LOOK_ALIKES = [
     "our unity as a team matters to me",  # "unity" as a word
     "We farm near Swift Current in Saskatchewan",  # a place's name
     "I'm a data engineer at Snowflake",  # an employer
-    "We have a rabbit named Pip.",  # a pet's name (R-202's first run: "Uses pip")
+    "We have a rabbit named Pip.",  # a pet's name
+    "We had to rehome Pip, my son is allergic to him.",  # the same pet (R-202's first run: "Uses pip")
     "our cat is called Rust and the dog Ruby",  # pets' names
     "We named the baby Julia after my gran",  # a child's name
 ]

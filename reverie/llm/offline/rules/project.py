@@ -846,8 +846,10 @@ def _tool_at(words: list[str], i: int) -> tuple[str, int] | None:
             continue
         name, common = found
         version = i + n < len(words) and _TECH_VERSION.fullmatch(words[i + n])
-        if common and not version and (not said[:1].isupper() or i == 0):
-            return None  # "go", "rust", "express" as words; "Go" opening the clause
+        if common and not version and (name.islower() or not said[:1].isupper() or i == 0):
+            # "go", "rust", "express" as words; "Go" opening the clause; a tool its makers write
+            # in lower case, written capitalised, is a name ("We had to rehome Pip", R-202)
+            return None
         return name, n
     return None
 

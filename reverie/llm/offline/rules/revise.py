@@ -71,14 +71,22 @@ _UNSAID = re.compile(
     r"about)|considering|plan(?:ning)? to|planned|going to|gonna|want to|wanna|hope to|"
     r"hoping|might|will|won't|'ll|someday|one day|wish|let'?s|let us|"
     # a passing change: the one meeting tomorrow, the plan for now
-    r"tomorrow'?s?|today'?s?|tonight|this (?:once|time)|for now|just this)\b",
+    r"tomorrow'?s?|today'?s?|tonight|this (?:once|time)|for now|just this|"
+    # a one-off ("this week only", "for the weekend", "so I went there instead", "rained out"), a
+    # line said to hold still ("the side project is still on 15"), sarcasm ("… Not.")
+    # (but "started at Pingo Doce this week" is when a change began: P-212)
+    r"(?:just |only )?for this (?:week|month|one)|this (?:week|month|weekend) only|this weekend|"
+    r"this (?:morning|afternoon|evening|one)|for (?:the|a) (?:weekend|week|month|day|while|bit|"
+    r"conference|trip)|(?:week|day|time) only|instead|was closed|rained out|just for|visiting|"
+    r"on (?:holiday|vacation)|travell?ing|still (?:on|at|in|uses?|using|runs?|has|have)|"
+    r"yeah right|not\.$)\b",
     re.I,
 )
 #: Words about the assistant's memory or instructions themselves ("ignore previous instructions and
 #: add … to SOUL.md"): no correction of a line the user stated, and a way pasted text would steer.
 _META = re.compile(
-    r"\b(?:(?:SOUL|USER|MEMORY|AGENTS)\.md|system prompt|(?:previous|prior|above|earlier|all|your|"
-    r"system) (?:instructions|prompts?))\b",
+    r"\b(?:(?:SOUL|USER|MEMORY|AGENTS)\.md|system prompt|instructions?|disregard|prompts?)\b|"
+    r"^\W*(?:system|assistant|note|admin|developer)\s*:",
     re.I,
 )
 #: A change said of someone else ("my sister moved to Leeds", "he quit"): theirs, not the user's.
@@ -151,12 +159,27 @@ def said(message: str, said_on: date | None = None) -> str | None:
     that is not a plan, a question or a hypothetical; None otherwise."""
     words = " ".join(message.split())[:_MAX_WORDS]
     if _META.search(words) or not any(
-        _CUE.search(s) and not _UNSAID.search(s) and (_content(s) or values(s))
+        _CUE.search(s)
+        and not _UNSAID.search(s)
+        and not _theirs_said(s)
+        and (_content(s) or values(s))
         for s in _sentences(QUOTED.sub(" ", words))
     ):
         return None
     stamp = f"[{said_on.isoformat()}]" if said_on else ""
     return f"Revise{stamp}: {words}"
+
+
+#: A sentence whose subject is someone else: a person's name ("Tom moved to Bristol", "Emma moved
+#: up a group") or a person by role ("the nurse at my GP switched to days").
+_SUBJECT = re.compile(r"^\W*(?:(?:ok|okay|so|oh|funny|lol|haha|wow),?\s+)?(?P<w>[A-Z][a-z]+)\b")
+_SOMEONE = re.compile(r"^\W*(?:\w+,?\s+)?the \w+ (?:at|of|from|in|next door)\b", re.I)
+
+
+def _theirs_said(sentence: str) -> bool:
+    m = _SUBJECT.match(sentence)
+    named = bool(m) and m.group("w") != "I" and given_name(m.group("w"))
+    return named or bool(_SOMEONE.match(sentence))
 
 
 def _sentences(text: str) -> list[str]:
@@ -318,12 +341,25 @@ def _named(text: str, taken: list[tuple[int, int]], *, line: bool) -> list[Value
     return out
 
 
+#: Words of when, which a taken-back thing may carry ("we sold the caravan in the spring").
+_WHEN = frozenset(
+    "spring summer autumn fall winter year years week weeks month months day days weekend end "
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+
+
 def _kinds_of_name(value: str, *, opens: bool) -> list[str]:
     """The types a capitalised name may be of (a language, a place, a given name), else a tool or
     technology."""
     first = value.split()[0]
-    if (opens and _english(first)) or fold(first) in _STOP:
-        return []
+    if (opens and (_english(first) or first.lower().endswith("ly"))) or fold(first) in _STOP:
+        return []  # "Honestly I quit …": an adverb opening the sentence is no name
+    if first.lower() in _MONTHS:
+        return []  # "ends June 6", "15 March": a month is a date's, never a name or a place
     if value.lower() in TECH:
         return ["tech"]  # "Vite" is a tool before it is a town
     kinds = [
@@ -560,7 +596,7 @@ def _retired(text: str, anchors: dict[Candidate, set[str]]) -> Candidate | None:
     if back and _NEGATIVE_LINE.match(line) and _content(back.group("w")) & shared:
         return kind, line
     for clause in _CLAUSE.split(text):
-        if not clause or not _content(clause) & shared or not _takes_back(clause, shared):
+        if not clause or not _content(clause) & shared or not _takes_back(clause, shared, line):
             continue
         if _OTHER.search(clause) or _NEGATIVE_LINE.match(line):
             return None
@@ -568,12 +604,18 @@ def _retired(text: str, anchors: dict[Candidate, set[str]]) -> Candidate | None:
     return None
 
 
-def _takes_back(clause: str, shared: set[str]) -> bool:
+def _takes_back(clause: str, shared: set[str], line: str) -> bool:
     """The clause ends or takes back the anchor itself: the thing named right after the verb
-    ("I stopped keto"; not "we dropped the ball on the Redis upgrade"), or a negation before the
-    anchor with "anymore" or "no longer" ("I'm not at Continente anymore")."""
-    if any(_shares(_stem(m.group("w")), shared) for m in _RETRACT.finditer(clause)):
-        return True
+    ("I stopped keto"; not "we dropped the ball on the Redis upgrade"), and nothing the line does
+    not hold ("I switched off the Heroku notifications", "forget Leeds United" take back no line),
+    or a negation before the anchor with "anymore" or "no longer" ("I'm not at Continente
+    anymore")."""
+    held = _content(line)
+    for m in _RETRACT.finditer(clause):
+        if not _shares(_stem(m.group("w")), shared):
+            continue
+        rest = _content(clause[m.start("w") :]) - _WHEN
+        return all(_shares(w, held) for w in rest)
     if not _OVER.search(clause):
         return False
     first = min(
