@@ -178,8 +178,9 @@ _SOMEONE = re.compile(r"^\W*(?:\w+,?\s+)?the \w+ (?:at|of|from|in|next door)\b",
 
 def _theirs_said(sentence: str) -> bool:
     m = _SUBJECT.match(sentence)
-    named = bool(m) and m.group("w") != "I" and given_name(m.group("w"))
-    return named or bool(_SOMEONE.match(sentence))
+    if m is not None and m.group("w") != "I" and given_name(m.group("w")):
+        return True
+    return bool(_SOMEONE.match(sentence))
 
 
 def _sentences(text: str) -> list[str]:
