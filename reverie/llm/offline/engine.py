@@ -301,9 +301,7 @@ def _entry_facts(entry: str, said_on: date | None) -> list[Fact]:
 def _fact_line(text: str, mark: str, said_on: date | None) -> list[Fact]:
     """A fact line from the archiver: its date made absolute; a free phrasing ("User moved from
     Lisbon to Porto") put in the engine's template when it is understood, else kept as written."""
-    if _revise.REVISE.match(text):  # the words themselves, dated by the entry they were said in
-        words = _revise.REVISE.match(text)
-        assert words is not None
+    if words := _revise.REVISE.match(text):  # the words, dated by the entry they were said in
         return _revising(words.group("w"), said_on) or [Fact(text, mark)]
     fact, old = p.split_replaces(text)
     if not is_canonical(fact):

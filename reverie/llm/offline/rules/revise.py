@@ -342,14 +342,13 @@ def _named(text: str, taken: list[tuple[int, int]], *, line: bool) -> list[Value
     return out
 
 
-#: Words of when, which a taken-back thing may carry ("we sold the caravan in the spring").
-_WHEN = frozenset(
-    "spring summer autumn fall winter year years week weeks month months day days weekend end "
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday".split()
-)
 _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()
+)
+#: Words of when, which a taken-back thing may carry ("we sold the caravan in the spring").
+_WHEN = _MONTHS | frozenset(
+    "spring summer autumn fall winter year years week weeks month months day days weekend end "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
 )
 
 
