@@ -5,8 +5,8 @@ The corpus (``tests/data/statements/writer-X.jsonl``, format in ``WRITER_BRIEF.m
 written by writers who never read the rules (one split each). Each item is one or more user turns, the facts a
 careful assistant would then keep (``expect``: file and a short third-person line in the writer's
 words) and, for a correction, the old facts that must be gone (``retired``). Splits are by writer:
-``A`` and ``B`` tune the rules; ``C`` to ``Q`` (``E`` a writer's corrections only) were each held
-out until its first run (recorded in BENCHMARKS.md) and tune them since. ``R`` and ``S``,
+``A`` and ``B`` tune the rules; ``C`` to ``S`` (``E`` a writer's corrections only) were each held
+out until its first run (recorded in BENCHMARKS.md) and tune them since. ``T`` and ``U``,
 written blind by two more writers, are held out.
 
 **The path.** Each item gets a fresh workspace; each turn is the user's message in a transcript,
@@ -48,11 +48,11 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data" / "statements"
 SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
 SAID_ON = date(2027, 1, 4)
-# C to Q were held out until their first runs (BENCHMARKS.md), then opened for tuning
-TUNING = tuple("ABCDEFGHIJKLMNOPQ")
-# written blind by two more writers (2026-11-29, ninth round); first runs recorded in BENCHMARKS.md
+# C to S were held out until their first runs (BENCHMARKS.md), then opened for tuning
+TUNING = tuple("ABCDEFGHIJKLMNOPQRS")
+# written blind by two more writers (2026-11-29, tenth round); first runs recorded in BENCHMARKS.md
 # before any rule reads them
-HELD_OUT: tuple[str, ...] = ("R", "S")
+HELD_OUT: tuple[str, ...] = ("T", "U")
 FILES = ("USER.md", "SOUL.md", "memory/MEMORY.md")
 
 
