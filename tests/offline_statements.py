@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).resolve().parent / "data" / "statements"
 SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
@@ -99,6 +100,17 @@ class Run:
     lines: list[tuple[str, str]]  # (file, line) added, in file order
     archive: str  # the archive files' text
     why_finds: dict[str, bool] = field(default_factory=dict)  # archived line → found by why
+    # every list item of the three files before the first turn, then after each turn
+    turns: list[set[tuple[str, str]]] = field(default_factory=list)
+
+
+def _items(ws: Any) -> set[tuple[str, str]]:
+    return {
+        (rel, ln[2:].strip())
+        for rel in FILES
+        for ln in ws.read(rel).splitlines()
+        if ln.startswith("- ")
+    }
 
 
 def run_item(item: Item, root: Path | None = None) -> Run:
@@ -124,6 +136,7 @@ def run_item(item: Item, root: Path | None = None) -> Run:
         git = GitStore(ws, config.git)
         git.ensure()
         before = {rel: set(ws.read(rel).splitlines()) for rel in FILES}
+        after = [_items(ws)]
         for turn in item.turns:
             line = p.transcript_line(SAID, "user", turn)
             reply = respond(
@@ -139,6 +152,7 @@ def run_item(item: Item, root: Path | None = None) -> Run:
             store.history.append(entry, session_key="cli:statements", timestamp=SAID)
             result = asyncio.run(Dream(store, git, ModelClient(config), config).run(drain=True))
             assert result.status in ("ok", "no-change", "nothing-to-do"), result.reason
+            after.append(_items(ws))
         lines = [
             (rel, ln[2:].strip())
             for rel in FILES
@@ -156,7 +170,7 @@ def run_item(item: Item, root: Path | None = None) -> Run:
             if entry_line.startswith("- "):
                 text = entry_line[2:].split(" · ", 1)[0].split(" [", 1)[0].strip()
                 why[text] = bool(git.why(text))
-        return Run(lines, archive, why)
+        return Run(lines, archive, why, after)
 
 
 # -- the judge -----------------------------------------------------------------------------------------------------
