@@ -36,6 +36,7 @@ from ..tokens import estimate_text_tokens, estimate_tokens
 from ..types import ModelResponse, ToolCall, Usage
 from .dates import absolute, parse_day
 from .rules import (
+    SAID,
     SOUL,
     Fact,
     attribute,
@@ -188,7 +189,7 @@ def _user_facts(text: str, *, revising: bool = False) -> list[Fact]:
         if role != "USER":
             continue
         said = extract_facts(content[:_MAX_MESSAGE_CHARS], parse_day(ts))
-        if revising and not any(_QUOTES.search(f.text) for f in said):
+        if revising and not any(SAID in f.text for f in said):
             said += _revising(content)  # once: a fact quoting the words carries them already
         for fact in said:
             key = normalize(fact.text)
@@ -196,10 +197,6 @@ def _user_facts(text: str, *, revising: bool = False) -> list[Fact]:
                 seen.add(key)
                 facts.append(fact)
     return facts
-
-
-#: A fact that quotes the user's words (``Gone: home; said: …``).
-_QUOTES = re.compile(r"; said: ")
 
 
 def _revising(message: str, said_on: date | None = None) -> list[Fact]:

@@ -44,6 +44,7 @@ __all__ = [
     "common_given_name",
     "noun",
     "fold",
+    "stem",
     "language_names",
     "load_all",
     "technology",
@@ -99,6 +100,18 @@ def fold(name: str) -> str:
     name = "".join(ch for ch in name if not unicodedata.combining(ch))
     key = " ".join(_MARKS.sub("", name.casefold()).replace("-", " ").split())
     return key[4:] if key.startswith("the ") else key
+
+
+def stem(word: str) -> str:
+    """A word's crude stem, to tell one word in two forms ("replying" and "reply", "questions" and
+    "question", "mum's" and "mum"): folded, less a plural, "-ing" or "-ed" ("ies" is "y")."""
+    w = fold(word).strip("-")
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    for end in ("ing", "ed", "es", "s"):
+        if len(w) > len(end) + 2 and w.endswith(end) and not w.endswith("ss"):
+            return w[: -len(end)]
+    return w
 
 
 #: Marks people type or leave out at will: "Xi'an" = "Xian", "St. Louis" = "St Louis", "Washington,

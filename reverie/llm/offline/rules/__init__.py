@@ -35,7 +35,7 @@ from functools import partial
 
 from . import corrections as _corrections
 from .changes import retire as retire_line
-from .core import MEMORY, SOUL, USER, Canon, Fact
+from .core import MEMORY, SAID, SOUL, USER, Canon, Fact
 from .extract import extract_facts, leaves_unsure
 from .person import first_person, third_person
 from .templates import (
@@ -61,6 +61,7 @@ __all__ = [
     "USER",
     "SOUL",
     "MEMORY",
+    "SAID",
     "extract_facts",
     "leaves_unsure",
     "canon",

@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..kinds import fold, known_place, noun
-from .core import USER, Fact, Filling, change, rule, rules_of
+from ..kinds import fold, known_place, noun, stem
+from .core import SAID, USER, Fact, Filling, change, rule, rules_of
+from .corrections import TOO_FORMAL
 from .health import is_allergen
 from .lexicon import TECH
 from .phrases import BACKGROUND, NAME, PROMOTED
@@ -35,10 +36,10 @@ __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read
 #: How an ended attribute is said; the fact it gives (never a file's line).
 GONE = re.compile(
     r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|format|never|"
-    r"cadence|courting|called|agreement|"
+    r"cadence|courting|called|agreement|language|"
     r"learning|like|line|about)"
     r"(?: (?P<v>[^;]+?))?"
-    r"(?:; said: (?P<h>.*))?$"
+    rf"(?:{re.escape(SAID)}(?P<h>.*))?$"
 )
 _QUOTE = 90
 
@@ -49,7 +50,7 @@ def said(f: Filling) -> bool:
         f.template = f.template.replace(" {v}", "")
     words = " ".join((f.message or f.match.string).split())
     quote = words if len(words) <= _QUOTE else words[: _QUOTE - 1].rstrip() + "…"
-    f.template += f"; said: {quote.replace(';', ',')}"
+    f.template += f"{SAID}{quote.replace(';', ',')}"
     return True
 
 
@@ -255,7 +256,7 @@ def allergy_said(f: Filling) -> bool:
     old, new = f.groups.get("o", ""), f.groups.get("v", "")
     if not (is_allergen(old) and is_allergen(new)) or fold(old) == fold(new):
         return False
-    f.template += f"; said: {old.strip()}"
+    f.template += f"{SAID}{old.strip()}"
     return True
 
 
@@ -264,7 +265,7 @@ def a_cadence(f: Filling) -> bool:
     event = f.groups.get("e", "")
     f.values["v"] = f.groups["v"]
     if event and event.lower() not in ("it", "that", "them"):
-        f.template += f"; said: {event}"
+        f.template += f"{SAID}{event}"
     return True
 
 
@@ -290,7 +291,8 @@ def a_name_corrected(f: Filling) -> bool:
     f.values["v"] = f.groups.get("v") or f.groups.get("w", "")
     if not is_name(f.values["v"]) or f.values["v"].lower() in _TITLES:
         return False  # "call me Dr. Okafor": a title, no name to call the user by
-    return bool(_NAME_CUE.search(f.message or f.match.string)) and said(f)
+    message = f.message or f.match.string
+    return bool(_NAME_CUE.search(message) or TOO_FORMAL.search(message)) and said(f)
 
 
 def a_tool(f: Filling) -> bool:
@@ -311,15 +313,31 @@ def a_language_learnt(f: Filling) -> bool:
     return is_language(f.values["v"]) and said(f)
 
 
+#: A child said by its place in the family ("our third") is the count of children.
+_ORDINAL_COUNT = {
+    "second": "two",
+    "third": "three",
+    "fourth": "four",
+    "fifth": "five",
+    "sixth": "six",
+}
+
+
 def a_birth(f: Filling) -> bool:
     """ "Make that three! Our son Ethan was born", "We have three now! baby girl Amara was born":
     the count said again, with a child arriving."""
     message = f.message or f.match.string
-    said_anew = re.match(r"\W*make (?:that|it) \w+\b", message, re.I) or " now" in f.match.group(0)
+    said_anew = (
+        re.match(r"\W*make (?:that|it) \w+\b", message, re.I)
+        or " now" in f.match.group(0)
+        or f.values.get("n", "").lower() in _ORDINAL_COUNT
+    )
     if not said_anew or not re.search(
         r"\b(?:born|arrived|baby|newborn|welcomed|adopted)\b", message, re.I
     ):
         return False
+    n = f.values.get("n", "").lower()
+    f.values["n"] = _ORDINAL_COUNT.get(n, f.values.get("n", ""))
     kind = re.search(r"\b(son|daughter|boy|girl)\b", message, re.I)
     said = kind.group(1).lower() if kind else "child"
     f.values["k"] = {"boy": "son", "girl": "daughter"}.get(said, said)
@@ -336,7 +354,7 @@ _ABOUT_END = (
 )
 _NOT_ABOUT = frozenset(
     "that it this what everything anything all them those me you us him her one thing stuff "
-    "job work".split()
+    "job work about".split()
 )
 
 
@@ -403,6 +421,13 @@ def disliked_no_more(f: Filling) -> bool:
     return about(f)
 
 
+#: Someone else as the subject before a change ("my daughter gave up on being vegetarian").
+_SOMEONE_ELSE = re.compile(
+    r"\b(?:(?:my|our|his|her|their) (?:sister|brother|mum|mom|mother|dad|father|parents?|friends?|"
+    r"boss|manager|colleagues?|cousins?|wife|husband|partner|girlfriend|boyfriend|son|daughter|"
+    r"kids?|children|flatmates?|roommates?)|he|she|they)\b",
+    re.I,
+)
 #: A meeting held on a cadence, by its name ("weekly sync", "Friday retro", "board meeting").
 _RECURRING = (
     r"(?:(?:weekly|daily|monthly|biweekly|fortnightly|monday|tuesday|wednesday|thursday|friday|"
@@ -552,16 +577,29 @@ RULES = [
     change(
         r"(?:\b(?:i|i'm|i am|i've|i have|we|we're|we've)\s+(?:just |finally |also |now )?|^)"
         r"(?:eating|eat|ate|started (?:to eat|eating)|back (?:to|on) eating|having) (?:meat|fish|"
-        r"chicken|seafood|dairy|eggs|animal products|steak|bacon)(?: again| now)\b",
+        r"chicken|seafood|dairy|eggs|animal products|steak|bacon)(?: and (?:meat|fish|chicken|"
+        r"seafood|dairy|eggs|steak|bacon))?(?: again| now)\b",
         "Gone: diet",
         finish=said,
     ),
     change(
-        r"\b(?:no longer|stopped being|quit being|gave up being|done being) (?:a )?"
+        r"\b(?:no longer|stopped being|quit being|gave up(?: on)? being|given up(?: on)? being|"
+        r"done being) (?:a )?"
         r"(?:vegetarian|vegan|pescatarian|veggie)\b|"
         r"\bnot (?:a )?(?:vegetarian|vegan|pescatarian|veggie) (?:anymore|any more)\b",
         "Gone: diet",
         negative=True,
+        finish=lambda f: not _SOMEONE_ELSE.search(f.match.string[: f.match.start()]) and said(f),
+    ),
+    # a diet said anew as a change of its own: "Fully vegan since January", "I've been
+    # vegetarian since the summer" (its ``Is …`` fact then replaces the old diet)
+    change(
+        r"^(?:(?:i'm|im|i am|i've been|ive been|i have been|been|now) )?(?:fully |completely |"
+        r"strictly |totally |now )?(?:vegetarian|vegan|pescatarian|veggie)(?: now)? (?:since|as of|"
+        r"from) (?:january|february|march|april|may|june|july|august|september|october|november|"
+        r"december|last \w+|the (?:new year|summer|spring|autumn|fall|winter)|\d{4}|"
+        r"a (?:few )?(?:weeks?|months?) ago)\b",
+        "Gone: diet",
         finish=said,
     ),
     # an allergy: "peanuts are fine for me", "not allergic to cats anymore", "outgrew my egg
@@ -605,6 +643,9 @@ RULES = [
             r"^(?:make that |make it )?(?P<n>three|four|five|six|3|4|5|6)\b(?=\s*(?:[,.;!]|$))",
             r"^(?:so |and )?(?:we|i)(?:'ve got| have got| have| now have| got)(?: got)? "
             r"(?P<n>two|three|four|five|six|2|3|4|5|6)(?: now| of them now)(?=\s*(?:[,.;!]|$))",
+            # a child said by its place in the family: "We had our third, a baby girl"
+            r"^(?:so |and )?(?:we|i)(?: just| finally)? (?:had|welcomed) (?:our|my) "
+            r"(?P<n>second|third|fourth|fifth|sixth)(?=\s*(?:[,.;!]|$)|\s+(?:baby|child|kid)\b)",
         ),
         "Now: children {n} {k}",
         None,
@@ -818,6 +859,41 @@ RULES += [
         "Gone: never {v}",
         finish=a_ban,
     ),
+    # the reply language stopped: "ok stop the French", "no more German please" (never "stop the
+    # French verbs drill")
+    change(
+        r"^(?:ok,? |okay,? |so,? |right,? |alright,? )?(?:please |pls |you can )?(?:stop|no more|"
+        r"drop|enough)(?: with)?(?: the| using| replying in| answering in| writing in)? "
+        r"(?P<v>[A-Z][a-z]+)(?: please| pls| now| for now)?(?=\s*(?:[,.;!—–]|$))",
+        "Gone: language {v}",
+        negative=True,
+        finish=lambda f: is_language(f.values.get("v", "")) and said(f),
+    ),
+    # a fact the user asks to be forgotten by what it is, not its words: "please delete where I
+    # live", "forget where I work"
+    change(
+        r"\b(?:delete|remove|forget|erase|drop|don't (?:store|keep|save)) (?:where i (?:live|"
+        r"stay)|my (?:home ?town|home|address|location|city))(?=\s*(?:[,.;!]|$)|\s+please\b)",
+        "Gone: home",
+        negative=True,
+        finish=said,
+    ),
+    change(
+        r"\b(?:delete|remove|forget|erase|drop|don't (?:store|keep|save)) (?:where i work|my "
+        r"(?:job|employer|workplace))(?=\s*(?:[,.;!]|$)|\s+please\b)",
+        "Gone: job",
+        negative=True,
+        finish=said,
+    ),
+    # the user's own business opened: the job at someone else's ends ("I've opened my own place
+    # now, a small bistro")
+    change(
+        r"\b(?:i|we)(?:'ve| have)? (?:just |finally |now |officially )?(?:opened|started|launched|"
+        r"set up) (?:my|our) own (?:place|restaurant|bistro|cafe|café|bakery|shop|business|"
+        r"company|practice|firm|studio|salon|clinic|bar|pub)\b",
+        "Gone: job",
+        finish=said,
+    ),
     # a length rule lifted: "forget the word limit", "no need to keep answers short anymore"
     change(
         r"\b(?:forget|drop|ignore|scrap|lift) (?:the|that|my) (?:word limit|length (?:limit|rule)|"
@@ -945,6 +1021,7 @@ _FORMAT_LINE = re.compile(
     r"^(?:Answer in .+|(?:Always|Never) .*\b(?:bullet|bullets|paragraphs|numbered lists|"
     r"tables)\b.*)$"
 )
+_REPLY_IN = re.compile(r"^(?:Reply|Answer|Respond|Write|Talk|Speak)(?: to the user)? in (\w+)$")
 _LIKE_LINE = re.compile(r"^(?:Likes|Loves|Enjoys|Is into|Is a fan of|Supports|Favourite [\w ]+:) ")
 
 
@@ -1121,32 +1198,45 @@ _FINDERS: dict[str, Callable[[str, Lines], tuple[str, list[str]]]] = {
     "format": _format,
     "like": _like,
     "line": _line,
+    "language": lambda v, files: (
+        "SOUL",
+        [
+            ln
+            for ln in files.get("SOUL", [])
+            if (rm := _REPLY_IN.match(ln)) and _same(rm.group(1), v)
+        ],
+    ),
 }
 
 
 def _stems(text: str) -> set[str]:
     """Content words, crudely stemmed ("replying" and "reply", "questions" and "question")."""
-    out = set()
-    for w in re.findall(r"[a-z0-9][a-z0-9+#'-]*", fold(text).replace("-", " ")):
-        for suffix in ("ing", "ed", "es", "s"):
-            if len(w) > len(suffix) + 2 and w.endswith(suffix):
-                w = w[: -len(suffix)]
-                break
-        out.add(w)
+    out = {stem(w) for w in re.findall(r"[a-z0-9][a-z0-9+#'-]*", fold(text).replace("-", " "))}
     return out - _NOT_ABOUT - {"the", "a", "an", "of", "to", "in", "on", "with", "for", "my", "and"}
 
 
 def _about(
     files: dict[str, list[str]], value: str, words: str
 ) -> tuple[str, list[str], str] | None:
-    """The one line of any file holding every word the user named (none, or several: unsure)."""
+    """The one line of any file holding every word the user named (none, or several: unsure); a
+    verb of asking ("adding", "putting") is how the user recalls a rule, not its words ("forget
+    what I said about always adding links": ``Always include sources with links``)."""
     key = _stems(value)
+    key = key - _ASKING if key - _ASKING else key
     if not key:
         return None
     found = [(kind, ln) for kind, lines in files.items() for ln in lines if key <= _stems(ln)]
     if len(found) != 1:
         return None
     return found[0][0], [found[0][1]], words
+
+
+#: Verbs of asking for something, stemmed as ``_stems`` does.
+_ASKING = frozenset(
+    stem(w)
+    for w in "add adding put putting include including use using give giving make making write "
+    "writing send sending show showing keep keeping".split()
+)
 
 
 def _partner_named(line: str, name: str) -> bool:

@@ -28,9 +28,13 @@ __all__ = [
     "rule",
     "memo",
     "word_set",
+    "SAID",
 ]
 
 USER, SOUL, MEMORY = "USER", "SOUL", "MEMORY"
+#: What a ``Gone:`` or ``Now:`` fact carries after its value: the words said with it (the user's
+#: message, the reason an old line leaves; or the old value or event named).
+SAID = "; said: "
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from ..dates import CLOCK_PHRASE, DATE_PHRASE, clock
 from ..dates import resolve as resolve_date
 from ..kinds import fold
-from .core import USER, Filling, change, rule, rules_of
+from .core import SAID, USER, Filling, change, rule, rules_of
 from .phrases import NAME
-from .values import is_language, is_name, is_place, is_role, is_tech, is_tool
+from .values import is_firm, is_language, is_name, is_place, is_role, is_tech, is_tool
 
 __all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all", "distance"]
 
@@ -39,12 +39,21 @@ _DATE = rf"(?P<d>{DATE_PHRASE})"
 NOW = re.compile(
     r"^Now: (?P<k>name|surname|date|time|language|version|allergy|children|cadence|favourite|swap) "
     r"(?P<v>.+?)"
-    r"(?:; said: (?P<h>.*))?$"
+    rf"(?:{re.escape(SAID)}(?P<h>.*))?$"
 )
 #: A date corrected is said to have moved.
 _DATE_CUE = re.compile(
     r"\b(?:moved|slipped|postponed|pushed|deadline|due date|new date|rescheduled|delayed|"
     r"changed)\b",
+    re.I,
+)
+
+
+#: The name used so far said to be too formal ("that feels too formal. Just Layla is fine."): the
+#: shorter one offered corrects it.
+TOO_FORMAL = re.compile(
+    r"\b(?:too|so|very|a bit|bit|overly) (?:formal|stiff|stuffy|official)\b|\bless formal\b|"
+    r"\bmore (?:casual|relaxed|informal)\b",
     re.I,
 )
 
@@ -68,7 +77,7 @@ def name_corrected(f: Filling) -> bool:
     ]
     if re.search(r"\bnames?\b", message, re.I):
         said.append("name")
-    f.template += f"; said: {' '.join(said)}" if said else ""
+    f.template += f"{SAID}{' '.join(said)}" if said else ""
     return True
 
 
@@ -122,7 +131,7 @@ def old_named(f: Filling) -> bool:
     }
     if len(others) != 1:
         return False
-    f.template = f"Now: swap {f.values['v']}; said: {others.pop()}"
+    f.template = f"Now: swap {f.values['v']}{SAID}{others.pop()}"
     return True
 
 
@@ -160,6 +169,13 @@ def a_language(f: Filling) -> bool:
     value = f.groups.get("v", "")
     f.values["v"] = value[:1].upper() + value[1:]
     return is_language(f.values["v"]) and corrects(f)
+
+
+def a_language_again(f: Filling) -> bool:
+    """A language gone back to is a correction in itself: no cue of a mistake is needed."""
+    value = f.groups.get("v", "")
+    f.values["v"] = value[:1].upper() + value[1:]
+    return is_language(f.values["v"])
 
 
 #: A value of one to three words, said bare in a swap ("KPMG", "type 2", "a turtle").
@@ -205,7 +221,7 @@ def a_tool_version(f: Filling) -> bool:
 
 def a_cadence_of(f: Filling) -> bool:
     """The event rides with the new day ("; said: 1:1s"): its line must name it."""
-    f.template += f"; said: {f.groups['e']}"
+    f.template += f"{SAID}{f.groups['e']}"
     return True
 
 
@@ -229,7 +245,7 @@ def swapped(f: Filling) -> bool:
     if set(fold(new).split()) & _NOT_VALUES or set(fold(old).split()) & _NOT_VALUES:
         return False
     subject = f.groups.get("s")
-    f.template = f"Now: swap {new}; said: {old}" + (f"; of: {subject}" if subject else "")
+    f.template = f"Now: swap {new}{SAID}{old}" + (f"; of: {subject}" if subject else "")
     return True
 
 
@@ -251,7 +267,7 @@ def a_favourite(f: Filling) -> bool:
     the
     old value must be named for its line to be the one meant."""
     words = " ".join((f.message or f.match.string).split()).replace(";", ",")
-    f.template += f"; said: {words}"
+    f.template += f"{SAID}{words}"
     return corrects(f)
 
 
@@ -284,7 +300,7 @@ RULES = [
             rf"^not {_OLD},? (?:it's |its |it is |but |i meant )?{_NEW}{_SWAP_END}",
             rf"^(?P<s>(?-i:[A-Z])[\w'’-]+)(?: is|'s) {_NEW},? not {_OLD}{_SWAP_END}",
         ),
-        "Now: swap {v}; said: {o}",
+        "Now: swap {v}" + SAID + "{o}",
         None,
         "correction",
         change=True,
@@ -295,7 +311,7 @@ RULES = [
     # not lisbon"
     change(
         r"\b(?P<v>[\w'’-]+),? not (?P<o>[\w'’-]+)(?=\s*(?:[,.;!]|$))",
-        "Now: swap {v}; said: {o}",
+        "Now: swap {v}" + SAID + "{o}",
         negative=True,
         finish=same_kind_swapped,
     ),
@@ -309,7 +325,7 @@ RULES = [
             rf"(?:^|\b(?:i|we)(?:'ve| have)?(?: (?:just|finally|recently|now|also))? )"
             rf"(?:replaced|swapped(?: out)?) {_OLD} (?:with|for) {_NEW}{_SWAP_STOP}",
         ),
-        "Now: swap {v}; said: {o}",
+        "Now: swap {v}" + SAID + "{o}",
         None,
         "correction",
         change=True,
@@ -321,7 +337,7 @@ RULES = [
         r"\b(?:decided on|decided to (?:use|go with)|went with|go(?:ing)? with|picked|chose|chosen|"
         r"settled on|opted for|voted(?: for)?|switched to|moved to|migrated to|using|use) "
         rf"{_NEW} instead of {_OLD}{_SWAP_STOP}",
-        "Now: swap {v}; said: {o}",
+        "Now: swap {v}" + SAID + "{o}",
         finish=tools_chosen,
     ),
     # "It's Radiohead these days, Coldplay was a phase": the new value, and the old one named
@@ -336,6 +352,15 @@ RULES = [
         r"fahrenheit)"
         r"(?: units| spelling| time| clock)?(?: with am/pm)? (?:is|are) (?:better|fine|preferred|"
         r"ok|okay)\b",
+        "Use {v}",
+        finish=a_convention,
+    ),
+    # "please switch to metric", "back to celsius": a convention for the agent, asked for anew
+    change(
+        r"^(?:ok,? |okay,? |so,? )?(?:please |pls |can you |could you )?(?:switch|change|go|"
+        r"move)(?: back)? to (?P<v>metric|imperial|british|american|12-hour|24-hour|12 hour|"
+        r"24 hour|celsius|fahrenheit)(?: units| spelling| time| clock)?(?: please| pls| now)?"
+        r"(?=\s*(?:[,.;!—–]|$))",
         "Use {v}",
         finish=a_convention,
     ),
@@ -406,10 +431,34 @@ RULES = [
         change=True,
         finish=a_new_job,
     ),
+    # "New job: I'm at Paystack", "new job! still QA but at Globex": the employer said anew in a
+    # message that opens with a new job (never "new job posting at Paystack", "a new job for my
+    # brother")
+    rule(
+        r"^\W*(?:(?:i )?(?:got |have |started )?(?:a )?)?new (?:job|gig|employer|workplace)"
+        r"(?:\s*[!:.,;—–-]+\s*|\s+)(?:(?:i'm|im|i am|i work|i'm working|working|i started) )?"
+        r"(?:now )?(?:(?:still|also) [\w ]{1,30}? but )?(?:now )?at (?P<v>(?-i:[A-Z])[\w&'’.-]+"
+        r"(?: (?-i:[A-Z])[\w&'’.-]+){0,2})(?=\s*(?:[,.;!—–]|$)|\s+(?:since|as|from|now)\b)",
+        "Works at {v}",
+        {"v": is_firm},
+        "correction",
+        change=True,
+    ),
+    # … and its own clause after it: "new job! still QA but at Globex"
+    rule(
+        r"^(?:(?:still|also) [\w ]{1,30}? but )?(?:now )?at (?P<v>(?-i:[A-Z])[\w&'’.-]+"
+        r"(?: (?-i:[A-Z])[\w&'’.-]+){0,2})(?: now)?\s*[.!]*$",
+        "Works at {v}",
+        {"v": is_firm},
+        "correction",
+        change=True,
+        finish=a_new_job,
+    ),
     # "correction, basel now": a place said alone as where the user is now
     rule(
         r"^(?:i'm |im |i am |we're |were |we are )?(?:(?:based|living) )?(?:in )?"
-        r"(?P<v>[\w'’ -]{2,40}?) now(?: (?:moved|since)\b.*)?\s*[.!]*$",
+        r"(?P<v>[\w'’ -]{2,40}?) now(?: (?:moved|since)\b.*|, the (?:company|job|firm|army) "
+        r"(?:moved|relocated|sent|transferred) (?:us|me)\b.*)?\s*[.!]*$",
         "Lives in {v}",
         {"v": is_place},
         "correction",
@@ -435,7 +484,7 @@ RULES = [
         {"v": is_name},
         "correction",
         change=True,
-        finish=corrects,
+        finish=lambda f: corrects(f) or bool(TOO_FORMAL.search(f.message or "")),
     ),
     change(
         rf"^i meant {_NEW}{_SWAP_END}",
@@ -459,7 +508,7 @@ RULES = [
         r"\b(?:i(?:'ll| will)? go by|i'm going by|call me|you can call me) "
         r"(?P<n>(?-i:[A-Z])[\w'’-]+) (?P<v>(?-i:[A-Z])[\w'’-]+)"
         r"(?=\s*(?:[,.;!]|$)|\s+(?:now|from now on|from here on|going forward)\b)",
-        "Now: surname {v}; said: {n}",
+        "Now: surname {v}" + SAID + "{n}",
         {"v": is_name},
         "correction",
         change=True,
@@ -501,6 +550,14 @@ RULES = [
         r"(?=\s*(?:[,.;!—–-]|$))",
         "Now: language {v}",
         finish=a_language,
+    ),
+    # "Back to English.", "back to english please": the reply language gone back to, said alone
+    # (never "back to English class", "back to the German question")
+    change(
+        r"^(?:ok,? |okay,? |so,? |hmm,? )?(?:let's go |let's |go |going |switch |switching )?"
+        r"back to (?P<v>[A-Za-z]+)(?: please| pls| now| again)?(?=\s*(?:[.!;—–]|$))",
+        "Now: language {v}",
+        finish=a_language_again,
     ),
 ]
 

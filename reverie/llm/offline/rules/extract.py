@@ -30,7 +30,7 @@ from .clauses import (
     sentences_of,
 )
 from .coordination import coordinated, each
-from .core import SOUL, Fact, Rule
+from .core import SAID, SOUL, Fact, Rule
 from .fill import fill
 from .gate import Index, fold
 from .person import third_person
@@ -221,7 +221,7 @@ def _no_longer(clause: Clause, found: _Found) -> None:
     words = " ".join(clause.message.split()).replace(";", ",")[:90]
     for fact in extract_facts(positive):
         if not fact.text.startswith(("Gone: ", "Now: ", "No longer ")):
-            found.add(f"Gone: line {fact.text}; said: {words}", "correction")
+            found.add(f"Gone: line {fact.text}{SAID}{words}", "correction")
 
 
 def _remembered(clause: Clause, found: _Found) -> bool:

@@ -35,7 +35,7 @@ from datetime import date
 
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
-from ..kinds import fold, given_name, known_language, known_place, noun
+from ..kinds import fold, given_name, known_language, known_place, noun, stem
 from .clauses import QUOTED
 from .corrections import distance
 from .lexicon import TECH
@@ -55,7 +55,13 @@ _CUE = re.compile(
     r"slipped|postponed|rescheduled|new (?:date|time|deadline)|from now on|these days|nowadays|"
     r"stopped|quit|gave up|given up|scratch|forget|ignore|turns out|turned out|wrong|sold|"
     r"dropped|ditched|got rid of|put \w+(?: \w+)? back|make that|not \w+ but|double [a-z]|"
-    r"with (?:an? |one |two )?[a-z]'?s?)\b",
+    r"with (?:an? |one |two )?[a-z]'?s?|gave (?:the|my|our|that) \w+(?: \w+)? up|"
+    # a limit raised ("you can go up to about 300 words"), a migration finished ("the Vue 3
+    # migration is finally done")
+    r"(?:can|may) go up to|migration (?:is |was )?(?:finally |now )?(?:done|complete|finished|"
+    r"over))\b"
+    # a word given its right spelling alone, with an asterisk ("Deloitte*")
+    r"|^\W*[\w'’.-]+\*\W*$",
     re.I,
 )
 #: A cue strong enough for a bare value ("Three, sorry!", "sorry i meant thursday"): the
@@ -79,7 +85,11 @@ _UNSAID = re.compile(
     r"this (?:morning|afternoon|evening|one)|for (?:the|a) (?:weekend|week|month|day|while|bit|"
     r"conference|trip)|(?:week|day|time) only|instead|was closed|rained out|just for|visiting|"
     r"on (?:holiday|vacation)|travell?ing|still (?:on|at|in|uses?|using|runs?|has|have)|"
-    r"yeah right|not\.$)\b",
+    r"yeah right|not\.$|"
+    # news of a release, not the user's own change ("Python 3.13 came out now", "Postgres 16 is
+    # out now")
+    r"(?:is|are|'s) (?:now )?out|came out|(?:was|were|got|been|just) released|released|"
+    r"(?:is|are) (?:now )?available|announced)\b",
     re.I,
 )
 #: Words about the assistant's memory or instructions themselves ("ignore previous instructions and
@@ -106,6 +116,10 @@ _RETRACT = re.compile(
     r"(?P<rest>(?:\s+(?:the|my|our|a|an|that|this|it|all|about|with|on|eating|doing|using|"
     r"drinking|taking|having|actually|really|even))*\s+(?P<w>[\w'’.+#-]+))",
     re.I,
+)
+#: Given up, the thing said between ("I gave the allotment up in the end").
+_GAVE_UP = re.compile(
+    r"\b(?:gave|given|giving) (?P<rest>(?:the|my|our|that) (?P<w>[\w'’.+#-]+)) up\b", re.I
 )
 #: Said to be over after the thing ("not at Continente anymore", "no longer vegan").
 _OVER = re.compile(r"\b(?:any ?more|no longer)\b", re.I)
@@ -178,7 +192,8 @@ _SOMEONE = re.compile(r"^\W*(?:\w+,?\s+)?the \w+ (?:at|of|from|in|next door)\b",
 
 def _theirs_said(sentence: str) -> bool:
     m = _SUBJECT.match(sentence)
-    if m is not None and m.group("w") != "I" and given_name(m.group("w")):
+    # "You can go up to 300 words" is said to the assistant
+    if m is not None and m.group("w") not in ("I", "You") and given_name(m.group("w")):
         return True
     return bool(_SOMEONE.match(sentence))
 
@@ -236,7 +251,8 @@ _ORDINAL = re.compile(
 )
 _SHIFT = re.compile(
     r"\b(?P<s>day|night|evening|morning|early|late|graveyard)s?(?=\s+shifts?\b)|"
-    r"\b(?:works?|working|on|doing) (?P<t>days|nights|evenings|mornings)\b",
+    r"\b(?:works?|working|on|doing|switched to|moved to|back to|back on) (?P<t>days|nights|"
+    r"evenings|mornings)\b",
     re.I,
 )
 #: A short code naming one of several things ("service s1", "room B12"): another code, another
@@ -300,12 +316,20 @@ def values(text: str, said_on: date | None = None, *, line: bool = False) -> lis
         out.append(Value("ordinal", m.group(0), str(n)))
     for m in _spans(_NUMBER, text, taken):
         said = m.group("n").lower()
+        if said == "one" and _PRONOUN_ONE.search(text[: m.start()]):
+            continue  # "the new one is closer": a pronoun, no count
         out.append(Value("number", m.group(0), str(_COUNTS.get(said, said))))
     out += _named(text, taken, line=line)
     return out
 
 
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: "one" after a determiner or an adjective is a pronoun ("the new one", "a better one").
+_PRONOUN_ONE = re.compile(
+    r"\b(?:the|a|an|this|that|which|each|every|no|any|another|other|new|old|last|next|right|"
+    r"wrong|big|small|better|same|only|good|bad)\s+$",
+    re.I,
+)
 
 
 def _clock_key(m: re.Match[str]) -> str:
@@ -381,21 +405,12 @@ def _english(word: str) -> bool:
 
 
 # -- the anchor -----------------------------------------------------------------------------------
-def _stem(word: str) -> str:
-    w = fold(word).strip("'’.-")
-    w = re.sub(r"'s$", "", w)
-    for end in ("ies", "es", "s"):
-        if len(w) > 4 and w.endswith(end) and not w.endswith("ss"):
-            return w[: -len(end)] + ("y" if end == "ies" else "")
-    return w
-
-
 def _content(text: str) -> set[str]:
     """The words of ``text`` that can anchor: no function or cue word, each stemmed; a hyphened
     word also by its parts ("second-year" has "year")."""
     words = _WORD.findall(text)
     words += [part for w in words if "-" in w for part in w.split("-")]
-    return {s for w in words if len(s := _stem(w)) >= 3 and s not in _STOP and fold(w) not in _STOP}
+    return {s for w in words if len(s := stem(w)) >= 3 and s not in _STOP and fold(w) not in _STOP}
 
 
 def _shares(word: str, line_words: set[str]) -> bool:
@@ -450,12 +465,14 @@ def revise(fact: str, files: Lines) -> list[Revision]:
     mine = values(text, said_on)
     found = _replaced(text, anchors, mine) or _respelled(text, files, mine)
     if found is None and not anchors:
-        found = _bare(text, files, said_on)
+        found = _bare(text, files, said_on) or _shift_anew(text, files)
     if found is not None and found[1] != found[2]:
         kind, old, new = found
         return [Revision(kind, old, new, _quote(words))]
     ended = _retired(text, anchors)
-    return [Revision(ended[0], ended[1], None, _quote(words))] if ended else []
+    if ended:
+        return [Revision(ended[0], ended[1], None, _quote(words))]
+    return [Revision(kind, old, new, _quote(words)) for kind, old, new in _renamed(text, files)]
 
 
 def _day(stamp: str | None) -> date | None:
@@ -526,7 +543,7 @@ def _agrees(line: str, mine: list[Value], changed: str) -> bool:
 
 def _shared_value(new: Value, shared: set[str]) -> bool:
     """The new value is itself the anchor word (it names the line, it is not its new value)."""
-    return _stem(new.text) in shared
+    return stem(new.text) in shared
 
 
 def _theirs(line: str, text: str) -> bool:
@@ -537,25 +554,61 @@ def _theirs(line: str, text: str) -> bool:
 
 def _respelled(text: str, files: Lines, mine: list[Value]) -> tuple[str, str, str] | None:
     """A name said again, spelled nearly alike, with a cue that owns the mistake ("her names
-    Anna, double n"): the one line holding the old spelling."""
-    if not _OWNED.search(text) and not re.search(r"\b(?:spell\w*|double \w|names?)\b", text, re.I):
+    Anna, double n"), by its letters ("its Biscuit with a c and u") or alone with an asterisk
+    ("Deloitte*"): the one line holding the old spelling."""
+    starred = _STARRED.match(text)
+    if not (
+        starred
+        or _OWNED.search(text)
+        or re.search(r"\b(?:spell\w*|double \w|names?)\b", text, re.I)
+    ):
         return None
-    names = [v for v in mine if v.type == "name"]
-    if len(names) != 1:
+    said = [v.text for v in mine if v.type == "name"] or (
+        [starred.group("w")] if starred else _inner_capitals(text)
+    )
+    if len(said) != 1:
         return None
-    new = names[0]
+    new = Value("name", said[0], fold(said[0]))
     hits = [
         (kind, line, old)
         for kind, lines in files.items()
         for line in lines
         if not _PERMANENT.match(line)
-        for old in values(line, line=True)
-        if old.type == "name" and _near(old.key, new.key)
+        for old in _line_names(line)
+        if _near(old.key, new.key)
     ]
     if len(hits) != 1:
         return None
     kind, line, old = hits[0]
     return kind, line, _swap(line, old, new)
+
+
+#: A word given its right spelling alone, with an asterisk ("Deloitte*").
+_STARRED = re.compile(r"^\W*(?P<w>[A-Za-zÀ-ɏ][\w'’.-]*[\w])\*\W*$")
+
+
+def _inner_capitals(text: str) -> list[str]:
+    """The capitalised words of a message that open no sentence (a name, even an English word's:
+    "its Biscuit with a c and u")."""
+    return [
+        m.group(0)
+        for m in re.finditer(r"(?<![\w'’.])(?-i:[A-Z])[a-zà-ÿ'’-]+[a-zà-ÿ]", text)
+        if m.start() > 0
+        and not re.search(r"[.!?]\s*$", text[: m.start()])
+        and fold(m.group(0)) not in _STOP
+    ]
+
+
+def _line_names(line: str) -> list[Value]:
+    """A line's names: its given names, and any capitalised word past its template's first word
+    ("Biskit" of ``Has a dog named Biskit``, "Deloite" of ``Works at Deloite``)."""
+    held = [v for v in values(line, line=True) if v.type == "name"]
+    words = [
+        Value("name", m.group(0), fold(m.group(0)))
+        for m in re.finditer(r"(?<![\w'’.])(?-i:[A-Z])[\w'’-]*\w", line)
+        if m.start() > 0
+    ]
+    return held + [w for w in words if w.key not in {h.key for h in held}]
 
 
 def _bare(text: str, files: Lines, said_on: date | None) -> tuple[str, str, str] | None:
@@ -587,6 +640,68 @@ def _bare(text: str, files: Lines, said_on: date | None) -> tuple[str, str, str]
     return kind, line, _swap(line, old, new)
 
 
+#: The name the user goes by, kept in both files: one fact in two lines.
+_GOES_BY = re.compile(r"^(?:Goes by|Call the user) (?P<n>(?-i:[A-Z])[\w'’-]+)$")
+#: The user saying which name they prefer ("I'd prefer Elizabeth", "call me Beth").
+_PREFERRED = re.compile(
+    r"\b(?:i'?d prefer|i prefer|prefer|i'?d rather|call me|i go by|go by|i'?m|it'?s)\b", re.I
+)
+
+
+def _renamed(text: str, files: Lines) -> list[tuple[str, str, str]]:
+    """The name the user goes by said anew, the old one named beside it ("I'd prefer Elizabeth,
+    actually — Liz was only ever my mum's thing"): both lines holding it (``Goes by Liz`` and
+    ``Call the user Liz``), the same fact in two files, take the new name."""
+    held = [
+        (kind, line, m.group("n"))
+        for kind, lines in files.items()
+        for line in lines
+        if (m := _GOES_BY.match(line))
+    ]
+    old = {fold(n) for _, _, n in held}
+    if len(held) != 2 or len(old) != 1 or not _OWNED.search(text):
+        return []
+    if old.pop() not in {fold(w) for w in _WORD.findall(text)}:
+        return []
+    new = {
+        v.text
+        for clause in _CLAUSE.split(text)
+        if clause and _PREFERRED.search(clause) and not _OTHER.search(clause)
+        for v in values(clause)
+        if v.type == "name" and fold(v.text) != fold(held[0][2])
+    }
+    if len(new) != 1:
+        return []
+    name = new.pop()
+    return [(kind, line, line[: -len(n)] + name) for kind, line, n in held]
+
+
+#: The user as the one the sentence is about.
+_MINE = re.compile(r"\b(?:i'?m|i am|i'?ve|i have|i|im)\b|^\W*(?:switched|moved|back)\b", re.I)
+
+
+def _shift_anew(text: str, files: Lines) -> tuple[str, str, str] | None:
+    """The user's shift said anew, with no word of the old line ("New rota started, I'm on days
+    now", "Switched to days finally"): the one line of memory holding a shift."""
+    found = []
+    for sentence in _sentences(text):
+        said = [v for v in values(sentence) if v.type == "shift"]
+        if len({v.key for v in said}) != 1 or _OTHER.search(sentence) or not _MINE.search(sentence):
+            continue
+        found += [
+            (kind, line, pair)
+            for kind, lines in files.items()
+            for line in lines
+            if not _PERMANENT.match(line)
+            for pair in _new_values(line, said[:1])
+            if pair[0].type == "shift"
+        ]
+    if len(found) != 1:
+        return None
+    kind, line, (old, new) = found[0]
+    return kind, line, _swap(line, old, new)
+
+
 def _retired(text: str, anchors: dict[Candidate, set[str]]) -> Candidate | None:
     """The one anchored line a clause of the message takes back, said by the user."""
     if len(anchors) != 1:
@@ -611,10 +726,10 @@ def _takes_back(clause: str, shared: set[str], line: str) -> bool:
     or a negation before the anchor with "anymore" or "no longer" ("I'm not at Continente
     anymore")."""
     held = _content(line)
-    for m in _RETRACT.finditer(clause):
-        if not _shares(_stem(m.group("w")), shared):
+    for m in [*_RETRACT.finditer(clause), *_GAVE_UP.finditer(clause)]:
+        if not _shares(stem(m.group("w")), shared):
             continue
-        rest = _content(clause[m.start("w") :]) - _WHEN
+        rest = _content(clause[m.start("w") :]) - {stem(w) for w in _WHEN}
         return all(_shares(w, held) for w in rest)
     if not _OVER.search(clause):
         return False
@@ -622,7 +737,7 @@ def _takes_back(clause: str, shared: set[str], line: str) -> bool:
         (
             m.start()
             for w in _WORD.finditer(clause)
-            if _shares(_stem(w.group(0)), shared)
+            if _shares(stem(w.group(0)), shared)
             for m in [w]
         ),
         default=-1,
