@@ -105,7 +105,7 @@ def fold(name: str) -> str:
 def stem(word: str) -> str:
     """A word's crude stem, to tell one word in two forms ("replying" and "reply", "questions" and
     "question", "mum's" and "mum"): folded, less a plural, "-ing" or "-ed" ("ies" is "y")."""
-    w = fold(word).strip("-")
+    w = fold(re.sub(r"['’]s$", "", word)).strip("-")
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     for end in ("ing", "ed", "es", "s"):

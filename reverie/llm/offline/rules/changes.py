@@ -333,7 +333,7 @@ def a_birth(f: Filling) -> bool:
         or f.values.get("n", "").lower() in _ORDINAL_COUNT
     )
     if not said_anew or not re.search(
-        r"\b(?:born|arrived|baby|newborn|welcomed|adopted)\b", message, re.I
+        r"\b(?:born|arrived|baby|newborn|welcomed|adopted|little (?:boy|girl|one))\b", message, re.I
     ):
         return False
     n = f.values.get("n", "").lower()
@@ -1211,7 +1211,7 @@ _FINDERS: dict[str, Callable[[str, Lines], tuple[str, list[str]]]] = {
 
 def _stems(text: str) -> set[str]:
     """Content words, crudely stemmed ("replying" and "reply", "questions" and "question")."""
-    out = {stem(w) for w in re.findall(r"[a-z0-9][a-z0-9+#'-]*", fold(text).replace("-", " "))}
+    out = {stem(w) for w in re.findall(r"[^\W_][\w+#'’]*", text.lower().replace("-", " "))}
     return out - _NOT_ABOUT - {"the", "a", "an", "of", "to", "in", "on", "with", "for", "my", "and"}
 
 
