@@ -314,12 +314,18 @@ def values(text: str, said_on: date | None = None, *, line: bool = False) -> lis
     for m in _spans(_ORDINAL, text, taken):
         n = int(m.group("n")) if m.group("n") else _ORDINALS.index(m.group("w").lower()) + 1
         out.append(Value("ordinal", m.group(0), str(n)))
+    out += _numbers(text, taken)
+    out += _named(text, taken, line=line)
+    return out
+
+
+def _numbers(text: str, taken: list[tuple[int, int]]) -> list[Value]:
+    """Numbers and count words; "one" after a determiner is a pronoun ("the new one is closer")."""
+    out = []
     for m in _spans(_NUMBER, text, taken):
         said = m.group("n").lower()
-        if said == "one" and _PRONOUN_ONE.search(text[: m.start()]):
-            continue  # "the new one is closer": a pronoun, no count
-        out.append(Value("number", m.group(0), str(_COUNTS.get(said, said))))
-    out += _named(text, taken, line=line)
+        if said != "one" or not _PRONOUN_ONE.search(text[: m.start()]):
+            out.append(Value("number", m.group(0), str(_COUNTS.get(said, said))))
     return out
 
 
