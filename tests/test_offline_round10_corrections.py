@@ -104,6 +104,18 @@ DREAMED: list[tuple[tuple[str, str], str, str | None]] = [
         "Uses Django 4",
         "Uses Django 5",
     ),
+    # a swap that finds no line of its template leaves the message to be read against memory;
+    # "never mind" takes back a decision, past a name too short to anchor
+    (
+        ("Our apps run on Netlify.", "Moved off Netlify to Render, all done as of Friday."),
+        "Apps run on Netlify",
+        "Apps run on Render",
+    ),
+    (
+        ("We decided to rewrite the search service in Go.", "Never mind the Go rewrite, it's off."),
+        "Decided: rewrite the search service in Go",
+        None,
+    ),
     # a name held in both files, and a name said to be too formal
     (
         ("Call me Rob.", "I'd prefer Robert, actually — Rob was a school thing."),
@@ -156,6 +168,8 @@ LOOK_ALIKES = [
     ("Please call me Professor Adeyemi.", "My student said the lecture was too formal."),
     ("Our backend is Django 4.", "Python 3.13 came out now and I'm reading the changelog."),
     ("I have type 2 diabetes.", "Switched pharmacies, the new one is closer."),
+    ("We decided to rewrite the search service in Go.", "Never mind, I found the Go docs."),
+    ("We decided to rewrite the search service in Go.", "Never mind the Go meetup, it's full."),
 ]
 
 

@@ -189,7 +189,7 @@ def _user_facts(text: str, *, revising: bool = False) -> list[Fact]:
         if role != "USER":
             continue
         said = extract_facts(content[:_MAX_MESSAGE_CHARS], parse_day(ts))
-        if revising and not any(SAID in f.text for f in said):
+        if revising and not any(_quotes(f) for f in said):
             said += _revising(content)  # once: a fact quoting the words carries them already
         for fact in said:
             key = normalize(fact.text)
@@ -197,6 +197,13 @@ def _user_facts(text: str, *, revising: bool = False) -> list[Fact]:
                 seen.add(key)
                 facts.append(fact)
     return facts
+
+
+def _quotes(fact: Fact) -> bool:
+    """A fact ending a line carries the user's words after ``SAID`` (``Gone: home; said: …``); a
+    ``Now:`` fact carries the old value or the event there ("Now: swap Render; said: Heroku"), not
+    the words: a swap that finds no line leaves the ``Revise:`` fact to read them."""
+    return fact.text.startswith("Gone: ") and SAID in fact.text
 
 
 def _revising(message: str, said_on: date | None = None) -> list[Fact]:

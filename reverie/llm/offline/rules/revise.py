@@ -53,7 +53,8 @@ _CUE = re.compile(
     r"update|moved|moving|switched|switching|changed|change of plan|upgraded|migrated|"
     r"migrating|bumped|instead|extended|extension|pushed|"
     r"slipped|postponed|rescheduled|new (?:date|time|deadline)|from now on|these days|nowadays|"
-    r"stopped|quit|gave up|given up|scratch|forget|ignore|turns out|turned out|wrong|sold|"
+    r"stopped|quit|gave up|given up|scratch|forget|never mind|ignore|turns out|turned out|wrong|"
+    r"sold|"
     r"dropped|ditched|got rid of|put \w+(?: \w+)? back|make that|not \w+ but|double [a-z]|"
     r"with (?:an? |one |two )?[a-z]'?s?|gave (?:the|my|our|that) \w+(?: \w+)? up|"
     # a limit raised ("you can go up to about 300 words"), a migration finished ("the Vue 3
@@ -111,7 +112,7 @@ _OTHER = re.compile(
 #: "it wasn't lactose", "forget the bullets"): the anchored line is retired.
 _RETRACT = re.compile(
     r"\b(?:stopped|quit|gave up(?: on)?|given up(?: on)?|no more|wasn'?t|isn'?t|was wrong about|"
-    r"were wrong about|forget|scratch|ignore|drop(?:ped)?|ditched|sold|got rid of|"
+    r"were wrong about|forget|never mind|scratch|ignore|drop(?:ped)?|ditched|sold|got rid of|"
     r"(?:moved|moving|migrated|migrating|switched|came|got) off)\b"
     r"(?P<rest>(?:\s+(?:the|my|our|a|an|that|this|it|all|about|with|on|eating|doing|using|"
     r"drinking|taking|having|actually|really|even))*\s+(?P<w>[\w'’.+#-]+))",
@@ -733,9 +734,11 @@ def _takes_back(clause: str, shared: set[str], line: str) -> bool:
     anymore")."""
     held = _content(line)
     for m in [*_RETRACT.finditer(clause), *_GAVE_UP.finditer(clause)]:
-        if not _shares(stem(m.group("w")), shared):
-            continue
         rest = _content(clause[m.start("w") :]) - {stem(w) for w in _WHEN}
+        # the thing named right after the verb, or past a name too short to anchor ("never mind
+        # the Go rewrite")
+        if not (_shares(stem(m.group("w")), shared) or (len(m.group("w")) < 3 and rest & shared)):
+            continue
         return all(_shares(w, held) for w in rest)
     if not _OVER.search(clause):
         return False
