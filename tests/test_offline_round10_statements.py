@@ -130,7 +130,6 @@ VERBLESS = [
     ("always imperial units, I'm in Texas", "Use imperial units"),
     ("ISO 8601 dates everywhere please", "Dates as YYYY-MM-DD"),
     ("Could you be more concise from now on?", "Keep answers short"),
-    ("Reply in European Portuguese from now on please", "Reply in European Portuguese"),
 ]
 
 

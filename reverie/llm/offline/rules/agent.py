@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import cache
 
 from ..kinds import noun
 from .changes import said
@@ -227,12 +228,6 @@ def _a_limit_said(f: Filling) -> bool:
     return with_number(f) and f.template != "Keep answers short"
 
 
-def _with_variety(f: Filling) -> bool:
-    """ "Brazilian Portuguese": the variety said before the language is kept, capitalised."""
-    f.values["q"] = (f.groups.get("q") or "").title()
-    return a_language_reply(f)
-
-
 def a_language_reply(f: Filling) -> bool:
     value = f.groups.get("v", "")
     f.values["v"] = value[:1].upper() + value[1:].lower()
@@ -393,10 +388,9 @@ RULES = [
     rule(
         rf"{TO_AGENT}(?:reply|respond|answer|talk|speak|write)(?: to me| me| back)?(?: only| "
         r"always)? in "
-        r"(?P<q>(?:brazilian|european|mexican|castilian|latin american|swiss|canadian) )?"
         r"(?P<v>[A-Z][a-z]+)\b",
-        "Reply in {q}{v}",
-        finish=lambda f: _with_variety(f),  # "reply in arabic": typed without its capital
+        "Reply in {v}",
+        finish=a_language_reply,  # "reply in arabic": typed without its capital
     ),
     # "switch back to English please", "go back to replying in English": the reply language changed
     rule(
@@ -857,7 +851,7 @@ def _reply_language(f: Filling) -> bool:
 #: (``extract._narrowed``): this reads the whole sentence and keeps the condition in the line.
 _REPLY = r"(?:reply|answer|respond|write back|write)(?: to me| me)?"
 _WRITES = r"(?:i|we) (?:write|message|text|speak|talk|type)(?: to you| you)?"
-_CONDITIONAL_REPLY = re.compile(
+_CONDITIONAL_REPLY = (
     # a preamble before a colon ("Something I'd really appreciate: …")
     r"^(?:[^:]{3,60}:\s+)?(?:(?:please|pls|always|and|also|so|could you|can you|would you|"
     r"will you)[,\s]+)*"
@@ -867,15 +861,22 @@ _CONDITIONAL_REPLY = re.compile(
     rf"{_WRITES} in (?P<x3>[a-z]+),? (?:and |but )?otherwise (?:in )?(?P<o2>[a-z]+))"
     rf"|(?P<w3>if|when|whenever) {_WRITES} in (?P<x4>[a-z]+),? (?:please |pls )?{_REPLY} in "
     r"(?P<x5>[a-z]+),? (?:and |but )?otherwise (?:in )?(?P<o3>[a-z]+)(?: is (?:fine|ok|okay))?)"
-    r"(?:,?\s*(?:please|pls|thanks|thank you))?\s*[.!?]*$",
-    re.I,
+    r"(?:,?\s*(?:please|pls|thanks|thank you))?\s*[.!?]*$"
 )
+#: The words without which no sentence is a conditioned reply (a cheap test before the pattern).
+CONDITIONED = re.compile(r"\b(?:unless|otherwise)\b", re.I)
+
+
+@cache
+def _conditional_reply_rx() -> re.Pattern[str]:
+    """Compiled on first use: importing the engine compiles no rule (``gate``)."""
+    return re.compile(_CONDITIONAL_REPLY, re.I)
 
 
 def conditional_reply(sentence: str) -> str | None:
     """The reply language said with its condition, as a SOUL line ("Reply in Romanian unless the
     user writes in English"), or None when the sentence is none or a name in it is no language."""
-    m = _CONDITIONAL_REPLY.match(sentence.strip())
+    m = _conditional_reply_rx().match(sentence.strip())
     if m is None:
         return None
     g = {k: (v or "").capitalize() for k, v in m.groupdict().items()}

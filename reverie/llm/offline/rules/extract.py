@@ -91,6 +91,8 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
 def _conditioned(message: str, found: _Found) -> None:
     """A reply language said with its condition ("Reply in Romanian unless I write in English"),
     which no clause keeps whole: the line keeps the condition (``agent.conditional_reply``)."""
+    if not agent.CONDITIONED.search(message):
+        return
     sentences = sentences_of(spelled(message))
     for sentence, in_frame in zip(sentences, framed(sentences)):
         line = None if in_frame else agent.conditional_reply(sentence)
