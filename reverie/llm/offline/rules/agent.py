@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import cache
 
 from ..kinds import noun
 from .changes import said
@@ -255,6 +256,39 @@ _CONVENTION = (
     r"24-hour time|iso dates"
 )
 
+#: The conventions a request names with no verb ("short answers", "bullet points", "UK
+#: spelling", "metric", "ISO dates"), each a group its line is made from (``_verbless``).
+_VERBLESS = (
+    r"(?P<len>short|shorter|brief|briefer|concise|quick) (?:answers|replies|responses)"
+    r"|(?P<fmt>bullet points|bullets|numbered lists|short paragraphs|plain text|plain prose)"
+    r"|(?P<sp>british|uk|american|us|australian|canadian)(?: english)? spelling"
+    r"|(?P<sp2>british|australian|canadian) english"
+    r"|(?P<unit>metric|imperial)(?: units)?"
+    r"|(?P<iso>iso(?: 8601)? dates|iso 8601)"
+)
+_SPELLING = {"uk": "British", "us": "American"}
+
+
+def _verbless(f: Filling) -> bool:
+    """The line of a request said with no verb, when a marker makes it one ("please", "pls",
+    "always", "from now on" …): "short answers" alone may describe one answer."""
+    g = f.groups
+    if not (g.get("pre") or "").strip() and not (g.get("post") or "").strip():
+        return False
+    spelling = (g.get("sp") or g.get("sp2") or "").lower()
+    if g.get("len"):
+        f.values["line"] = "Keep answers short"
+    elif g.get("fmt"):
+        f.values["line"] = f"Answer in {g['fmt'].lower()}"
+    elif spelling:
+        f.values["line"] = f"Use {_SPELLING.get(spelling, spelling.capitalize())} spelling"
+    elif g.get("unit"):
+        f.values["line"] = f"Use {g['unit'].lower()} units"
+    elif g.get("iso"):
+        f.values["line"] = "Dates as YYYY-MM-DD"
+    return bool(f.values.get("line"))
+
+
 _TITLE = r"(?-i:Dr|Prof|Mr|Mrs|Ms|Mx|Doctor|Professor)"
 #: The title and the surname after it, as the message says them.
 _TITLED = re.compile(
@@ -371,7 +405,9 @@ RULES = [
     ),
     rule(
         r"\b(?:keep|make) (?:your |the )?(?:answers|replies|responses) (?:short|brief|concise)"
-        r"|^(?:please )?be (?:brief|concise)\b|\bi (?:prefer|like|want) (?:short|brief|concise) "
+        r"|^(?:please )?(?:always )?be (?:more )?(?:brief|concise)\b"
+        r"|^(?:please )?(?:always )?(?:answer|reply|respond) (?:more )?(?:briefly|concisely)\b"
+        r"|\bi (?:prefer|like|want) (?:short|brief|concise) "
         r"(?:answers|replies)"
         r"|^(?:short|shorter|brief|briefer|concise) (?:answers|replies|responses)(?:,)? "
         r"(?:please|pls|plz)\b"
@@ -490,6 +526,19 @@ RULES = [
         r"allowed) (?:again|now|after all)(?=\s*(?:[,.;!]|$))",
         "Gone: length",
         finish=said,
+    ),
+    # a request said with no verb, its marker before or after it: "pls short answers", "bullet
+    # points pls", "UK spelling pls, not American", "metric please", "ISO dates (YYYY-MM-DD)
+    # everywhere" ("Short answers." alone may describe the last one: no marker, no rule)
+    rule(
+        rf"^(?P<pre>(?:(?:please|pls|plz|always|only|and|also|just|so)[,\s]+)*)(?:{_VERBLESS})"
+        r"(?: \([^)]{2,20}\))?"
+        r"(?P<post>(?:[,\s]+(?:please|pls|plz|from now on|going forward|always|only|every time|"
+        r"everywhere|thanks|thank you|whenever (?:you )?can|if you can|if possible|for everything|"
+        r"in (?:your|all) (?:answers|replies)))*)"
+        r"(?:,\s*not (?:in )?[a-z]+(?: ones)?)?\s*[.!]*$",
+        "{line}",
+        finish=lambda f: _verbless(f),
     ),
     rule(
         r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"
@@ -793,3 +842,53 @@ def _banned(f: Filling) -> bool:
 def _reply_language(f: Filling) -> bool:
     f.groups["v"] = f.groups.get("v") or f.groups.get("w") or ""
     return a_language_reply(f)
+
+
+#: A reply language with the condition it holds under, said as one sentence: "Reply in Romanian
+#: unless I write to you in English", "reply in Greek when I write in Greek, and in English
+#: otherwise", "if I write in Spanish reply in Spanish, otherwise English". The clause stage reads
+#: no condition (``unless``, ``if`` make no statement) and the reply rule alone would drop it
+#: (``extract._narrowed``): this reads the whole sentence and keeps the condition in the line.
+_REPLY = r"(?:reply|answer|respond|write back|write)(?: to me| me)?"
+_WRITES = r"(?:i|we) (?:write|message|text|speak|talk|type)(?: to you| you)?"
+_CONDITIONAL_REPLY = (
+    # a preamble before a colon ("Something I'd really appreciate: …")
+    r"^(?:[^:]{3,60}:\s+)?(?:(?:please|pls|always|and|also|so|could you|can you|would you|"
+    r"will you)[,\s]+)*"
+    rf"(?:{_REPLY} in (?P<x>[a-z]+) (?:(?P<c>unless) {_WRITES} in (?P<y>[a-z]+)"
+    rf"|(?P<w>when|whenever|if) {_WRITES} in (?P<x2>[a-z]+),? (?:and |but )?(?:in )?(?P<o>[a-z]+)"
+    r" otherwise|(?P<w2>when|whenever|if) "
+    rf"{_WRITES} in (?P<x3>[a-z]+),? (?:and |but )?otherwise (?:in )?(?P<o2>[a-z]+))"
+    rf"|(?P<w3>if|when|whenever) {_WRITES} in (?P<x4>[a-z]+),? (?:please |pls )?{_REPLY} in "
+    r"(?P<x5>[a-z]+),? (?:and |but )?otherwise (?:in )?(?P<o3>[a-z]+)(?: is (?:fine|ok|okay))?)"
+    r"(?:,?\s*(?:please|pls|thanks|thank you))?\s*[.!?]*$"
+)
+#: The words without which no sentence is a conditioned reply (a cheap test before the pattern).
+CONDITIONED = re.compile(r"\b(?:unless|otherwise)\b", re.I)
+
+
+@cache
+def _conditional_reply_rx() -> re.Pattern[str]:
+    """Compiled on first use: importing the engine compiles no rule (``gate``)."""
+    return re.compile(_CONDITIONAL_REPLY, re.I)
+
+
+def conditional_reply(sentence: str) -> str | None:
+    """The reply language said with its condition, as a SOUL line ("Reply in Romanian unless the
+    user writes in English"), or None when the sentence is none or a name in it is no language."""
+    m = _conditional_reply_rx().match(sentence.strip())
+    if m is None:
+        return None
+    g = {k: (v or "").capitalize() for k, v in m.groupdict().items()}
+    if m.group("c"):
+        langs, line = (g["x"], g["y"]), f"Reply in {g['x']} unless the user writes in {g['y']}"
+    else:
+        x = g["x"] or g["x5"]
+        said = g["x2"] or g["x3"] or g["x4"]
+        other = g["o"] or g["o2"] or g["o3"]
+        word = (m.group("w") or m.group("w2") or m.group("w3") or "").lower()
+        if x != said:
+            return None  # "reply in Greek when I write in Spanish": no rule the user would give
+        langs = (x, other)
+        line = f"Reply in {x} {word} the user writes in {x}, otherwise in {other}"
+    return line if all(is_language(lang) for lang in langs) and langs[0] != langs[1] else None

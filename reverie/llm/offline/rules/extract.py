@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from datetime import date
 from functools import cache
 
-from ..framing import reversed_feeling
+from ..framing import framed, reversed_feeling
 from . import agent, languages, likes, pets, statements
 from .changes import NARROWED, without_read_values
 from .clauses import (
     AGAIN,
     CODE,
+    CORRECTION_CUE,
     MAX_MATCHES,
     NEGATION,
     REMEMBER,
@@ -34,6 +35,7 @@ from .core import SAID, SOUL, Fact, Rule
 from .fill import fill
 from .gate import Index, fold
 from .person import third_person
+from .shorthand import spelled
 from .templates import FACT_KINDS, canon, is_suspicious_rule, normalize
 
 #: Every rule, by kind of fact; within a kind, in the order its module gives.
@@ -68,6 +70,7 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
         return []
     sentence_block = laughter_attached(sentence_block)  # "I work at NASA. lol": one joke
     found = _Found()
+    _conditioned(sentence_block, found)
     for clause in message_clauses(sentence_block):
         if clause.frequency:
             _stated(clause, found)  # "I mostly work from home": a kind's line would drop "mostly"
@@ -83,6 +86,18 @@ def extract_facts(sentence_block: str, said_on: date | None = None) -> list[Fact
             _stated_tail(clause, said_on, found)
     facts = _unreversed(sentence_block, found.facts)
     return without_read_values(_drop_shadowed(_named_over_bare(facts)))
+
+
+def _conditioned(message: str, found: _Found) -> None:
+    """A reply language said with its condition ("Reply in Romanian unless I write in English"),
+    which no clause keeps whole: the line keeps the condition (``agent.conditional_reply``)."""
+    if not agent.CONDITIONED.search(message):
+        return
+    sentences = sentences_of(spelled(message))
+    for sentence, in_frame in zip(sentences, framed(sentences)):
+        line = None if in_frame else agent.conditional_reply(sentence)
+        if line:
+            found.add(line, "correction" if CORRECTION_CUE.search(sentence) else "durable")
 
 
 def _read(clause: Clause, said_on: date | None, found: _Found) -> tuple[bool, bool]:

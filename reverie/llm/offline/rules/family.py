@@ -110,6 +110,11 @@ def a_possession(said: str) -> bool:
     return bool(words) and (noun(words[0]) or noun(words[0].rstrip("s")))
 
 
+#: A marital status the user states of themselves (``Is divorced``): one at a time.
+_STATUS = r"married|divorced|separated|single|engaged|widowed|a widow|a widower"
+_STATUS_END = r"(?=\s*(?:[,.;!]|$)|\s+(?:and|since|for|with|but|no)\b)"
+
+
 def one_household(f: Filling) -> bool:
     if f.groups.get("k3") and not a_possession(f.groups.get("n", "")):
         return False
@@ -547,6 +552,34 @@ RULES = [
         "permanent",
         finish=one_household,
     ),
+    # the user's marital status said as a state: "I'm divorced", "Divorced." opening a message,
+    # "married, 2 kids", "single, no kids", "I'm a widower since 2020", "Priya and I are divorced
+    # now" (not "married to X" or "engaged to X": the named rules'; not "single mom": a parent)
+    rule(
+        r"(?:^(?:i'm|i am|im) (?:now |happily |recently |officially |also )?|^)"
+        rf"(?P<v>{_STATUS})(?: now)?{_STATUS_END}"
+        r"|\b(?:[\w'’-]+ and i are|we(?:'re|’re| are)) (?:now |officially )?(?P<w>divorced|"
+        r"separated)"
+        rf"(?: now)?{_STATUS_END}",
+        "Is {s}",
+        None,
+        "permanent",
+        change=True,
+        finish=lambda f: bool(
+            f.values.update(s=(f.groups.get("v") or f.groups.get("w") or "").lower())
+            or f.values["s"]
+        ),
+    ),
+    # a relationship begun, said without a name the partner rules read: "I've been seeing someone",
+    # "we're official", "I'm in a relationship now" (it replaces "Is single")
+    rule(
+        r"\bi(?:'ve| have) been seeing someone\b|\bi(?:'m| am) (?:now )?in a relationship\b"
+        r"|\bwe(?:'re| are) (?:now )?official\b",
+        "Is in a relationship",
+        None,
+        "permanent",
+        change=True,
+    ),
     rule(
         rf"\bi(?:'m| am| got| just got) married to {NAME}",
         "Married to {v}",
@@ -770,6 +803,7 @@ CANON = [
     (r"^(?:Children|Son|Daughter) stays? with them (.+)$", USER, None),
     (r"^Shares custody of their (.+)$", USER, None),
     (r"^Has an? (wife|husband|partner)$", USER, None),
+    (rf"^Is (?:{_STATUS}|in a relationship)$", USER, "marital"),
     # the count of children is one value ("we now have three kids" replaces "Has two children")
     (
         r"^Has (?:two|three|four|five|six|\d) (children|sons|daughters|grandchildren)$",
