@@ -1,8 +1,8 @@
-"""Queries never write and take no writer lock: every query verb (the command line's and ``Memory``'s)
-leaves a workspace as it found it, its search index included, whether the index is missing, in step
-or stale; a workspace the caller may only read is searched all the same; and the results are those
-of the files on disk even when a file was edited behind the index's back. Writers keep the index in
-step (Dream after its commit, a ``Memory`` that wrote when it closes)."""
+"""Queries never write and take no writer lock: every query verb (the command line's and
+``Memory``'s) leaves a workspace as it found it, its search index included, whether the index is
+missing, in step or stale; a workspace the caller may only read is searched all the same; and the
+results are those of the files on disk even when a file was edited behind the index's back.
+Writers keep the index in step (Dream after its commit, a ``Memory`` that wrote when it closes)."""
 
 from __future__ import annotations
 
@@ -16,13 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.cli import ROOT, invoke
 
 import reverie
 from reverie.memory.runtime import Runtime
 from reverie.recall import Recall
 from reverie.recall.index import INDEX_NAME
-
-from support.cli import ROOT, invoke
 
 #: The one file a query appends to, by design: Recall's hit log for Dream's salience (advisory, no
 #: lock, skipped where it cannot be written; ``reverie.storage.hitlog``).

@@ -195,9 +195,9 @@ class SearchIndex:
         self._held = threading.local()  # .conn: the connection this thread checked out
         self._writer = threading.Lock()  # one sync or embedding write at a time in this process
         # Queries (see "Queries never write"): idle read-only connections to the file, and the
-        # private in-memory copy read while the file is stale (one connection: queries take turns
-        # under ``_copy_lock``); ``_copies`` numbers the copies made, so caches keyed by `state` never
-        # take one for another.
+        # private in-memory copy read while the file is stale (one connection: queries take
+        # turns under ``_copy_lock``); ``_copies`` numbers the copies made, so caches keyed by
+        # `state` never take one for another.
         self._readers: list[sqlite3.Connection] = []
         self._copy: sqlite3.Connection | None = None
         self._copy_lock = threading.Lock()
@@ -505,7 +505,7 @@ class SearchIndex:
         with self.connection() as conn, self._writer, transaction(conn):
             yield conn
 
-    # -- queries (they never write: see "Queries never write") ---------------------------------------
+    # -- queries (they never write) ----------------------------------------------------------------
     def refresh(self, *, vectors: str | None = None) -> SyncStats:
         """Before a query: make what ``reading()`` reads match the files, writing nothing in the
         workspace. The file itself when it is in step with them (and, with ``vectors``, an embedding

@@ -1,20 +1,20 @@
 """``Recall``: search over a workspace's memory and conversations — BM25 always, vectors when
 configured.
 
-Pipeline per query: the index as the files are now, written nowhere (``SearchIndex.refresh``:
-the index file when it is in step, else a private copy synced in memory) → a fixed pool of candidates (the ``POOL`` best BM25 matches,
-filters in SQL; plus the ``POOL`` nearest vectors when ``memory.search.embeddingModel`` is set,
-cosine over a cached float32 matrix) → relevance relative to the query's best match (fusion in
-``rank``) → conversation context (neighbours, session) → bounded boosts (speaker named, date named,
-"when") → the recency nudge (``recencyWeight`` of a score at most; evergreen files never decay) →
-optional MMR → ``Hit`` values. The design and its measurements: docs/recall.md and BENCHMARKS.md
-("recall").
-"""
+Pipeline per query: the index as the files are now, written nowhere (``SearchIndex.refresh``: the
+index file when it is in step, else a private copy synced in memory) → a fixed pool of candidates
+(the ``POOL`` best BM25 matches, filters in SQL; plus the ``POOL`` nearest vectors when
+``memory.search.embeddingModel`` is set, cosine over a cached float32 matrix) → relevance relative
+to the query's best match (fusion in ``rank``) → conversation context (neighbours, session) →
+bounded boosts (speaker named, date named, "when") → the recency nudge (``recencyWeight`` of a score
+at most; evergreen files never decay) → optional MMR → ``Hit`` values. The design and its
+measurements: docs/recall.md and BENCHMARKS.md ("recall")."""
 
 from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -163,7 +163,9 @@ class Recall:
         self._embedded.clear()
         return self.index.rebuild()
 
-    def _read(self, query: bool, *, private: bool = False) -> AbstractContextManager[Any]:
+    def _read(
+        self, query: bool, *, private: bool = False
+    ) -> AbstractContextManager[sqlite3.Connection]:
         """A block on what a query reads (``query``), else on the index file, as a writer."""
         return self.index.reading(private=private) if query else self.index.connection()
 
@@ -178,7 +180,7 @@ class Recall:
             state = self.index.state()
             if self._embedded.get(query) == (state, model):
                 return []
-            todo = conn.execute(
+            todo: list[tuple[str, str, str]] = conn.execute(
                 "SELECT DISTINCT c.ehash, c.title, c.text FROM chunks c LEFT JOIN embeddings e "
                 "ON e.ehash = c.ehash AND e.model = ? WHERE e.ehash IS NULL",
                 (model,),
