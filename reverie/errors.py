@@ -46,7 +46,10 @@ it to a one-line message, and anything else is a bug shown with a traceback only
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 __all__ = [
+    "cause_chain",
     "ReverieError",
     "ConfigError",
     "WorkspaceError",
@@ -279,3 +282,19 @@ class WorkerError(ReverieError):
 
 class RecallError(ReverieError):
     """The search index cannot be built or queried (a corrupt index is rebuilt, not raised)."""
+
+
+def cause_chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and every exception behind it, each once (a cycle ends the walk): its ``__cause__``,
+    its ``__context__``, and the ``original_exception`` a wrapping library keeps (litellm's). The
+    one walk for every layer that asks what a failure really was (the model client: an unreachable
+    provider; the fleet's log filter: a lost broker)."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        yield e
+        todo += [e.__cause__, e.__context__, getattr(e, "original_exception", None)]

@@ -73,7 +73,9 @@ def _config(base_url: str) -> Config:
             "llm": {
                 "timeout": TIMEOUT,
                 "maxRetries": MAX_RETRIES,
-                "retryBudget": 4.0,
+                # ample: a failing call is bounded by maxRetries (the exact request counts below),
+                # never by how many attempts a loaded machine fits in a few seconds
+                "retryBudget": 60.0,
                 "backoffBase": 0.05,
                 "backoffMax": 0.1,
                 "retryAfterMax": RETRY_AFTER_MAX,
@@ -201,7 +203,7 @@ def test_dream_transport_fault_writes_nothing_and_keeps_the_cursor(
         ),
     )
 
-    result, took = dream_run(env)
+    result, _took = dream_run(env)
 
     assert result.status == "failed", result
     assert (
@@ -225,7 +227,6 @@ def test_dream_transport_fault_writes_nothing_and_keeps_the_cursor(
     )
     assert env.store.dream_cursor() == cursor and env.git.head() == head
     assert len(env.srv.chat_requests) == len(prefix) + ATTEMPTS  # retried, and bounded
-    assert took < 10
     # An outage past the retry budget is the provider's fault, not the batch's: no attempt counted
     # (issue 21); a provider that never answers is told as such (issue 41).
     assert result.attempts == 0 and result.reason.startswith("model unavailable:")
@@ -575,9 +576,7 @@ def test_consolidator_fault_falls_back_to_a_raw_archive(env: Env, fault: str) ->
         "ws/sessions",
     )
     before = snapshot(env.root.parent, skip=skip)
-    t0 = time.monotonic()
     result = asyncio.run(env.consolidator().consolidate_all(session))
-    took = time.monotonic() - t0
 
     assert result.stop == "all-archived", result
     assert result.raw_fallbacks >= 1 and result.failures and all(result.failures), result
@@ -586,7 +585,6 @@ def test_consolidator_fault_falls_back_to_a_raw_archive(env: Env, fault: str) ->
     assert len(env.srv.chat_requests) == len(
         steps
     )  # one failing call (retries bounded), then raw for the rest
-    assert took < 10
     new = env.store.history.read_since(history_before[-1].cursor)
     text = "\n".join(e.content for e in new)
     assert all(

@@ -1,7 +1,12 @@
 """Model-based fuzzing of history.jsonl (issue 8, item 4): random interleavings of appends, torn
-tails, garbage lines, hint corruption, restarts, Dream-cursor moves, compaction and reads. After
-every step the reader returns exactly the acknowledged entries (minus those compaction was allowed
-to drop), and cursors are never reused.
+tails, garbage lines, hint corruption, restarts, Dream-cursor moves, Dream's reads, compaction and
+reads. After every step the reader returns exactly the acknowledged entries (minus those compaction
+was allowed to drop, plus the copies Dream's requeue appended), and cursors are never reused.
+
+The model knows Dream's requeue (``HistoryLog.requeue_late``, run by Dream's read and by
+compaction): an entry appended after Dream's last read whose cursor the Dream cursor has passed
+(here: the cursor moved by another tool, as nanobot's own Dream moves it, without Reverie's read) is
+appended again with a fresh cursor and ``requeued_from``, so Dream still reads it.
 
 The byte-level constants are shrunk so a few kilobytes already exercise bisection and chunk
 boundaries.
@@ -78,6 +83,8 @@ class HistoryMachine(RuleBasedStateMachine):
         self.issued_max = 0
         self.dream = 0
         self.torn_pending = False
+        self.order: list[int] = []  # the entries' cursors in file order
+        self.read_to: int | None = None  # len(order) at Dream's last read (no mark yet: None)
 
     def _open(self) -> HistoryLog:
         return HistoryLog(
@@ -98,6 +105,7 @@ class HistoryMachine(RuleBasedStateMachine):
         assert cursor > self.issued_max, "a cursor was reused or went backwards"
         self.issued_max = cursor
         self.model[cursor] = (self.log.prepare_content(content), session)
+        self.order.append(cursor)
         self.torn_pending = False
 
     @rule(n=st.integers(1, 30))
@@ -134,19 +142,54 @@ class HistoryMachine(RuleBasedStateMachine):
 
     @rule(step=st.integers(0, 40))
     def advance_dream(self, step: int) -> None:
+        """The Dream cursor moved without Reverie's read (another tool's Dream)."""
         self.dream = min(self.issued_max, self.dream + step)
         self.log.dream_cursor_path.write_text(f"{self.dream}\n")
 
+    def _requeued(self) -> None:
+        """What ``requeue_late`` (Dream's read, compaction) just did: each entry past the last read
+        whose cursor the Dream cursor passed is now a copy at the end, with a fresh cursor (above
+        every cursor issued, in order) and ``requeued_from``; the whole log counts as read. (No log
+        yet: nothing is read or marked.)"""
+        if not self.log.path.exists():
+            return
+        late = [c for c in self.order[self.read_to or 0 :] if c <= self.dream]
+        if self.read_to is None:  # no read yet: only entries out of order (none here)
+            late = [c for i, c in enumerate(self.order) if c < max(self.order[:i], default=0)]
+        copies = [e for e in self._open().read_since(self.issued_max)]
+        assert [e.extra.get("requeued_from") for e in copies] == late
+        for entry, old in zip(copies, late):
+            assert entry.cursor > self.issued_max, "a requeued entry reused a cursor"
+            assert (entry.content, entry.session_key) == self.model[old]
+            self.issued_max = entry.cursor
+            self.model[entry.cursor] = self.model[old]
+            self.order.append(entry.cursor)
+        self.read_to = len(self.order)
+        self.torn_pending = False
+
+    @rule(limit=st.none() | st.integers(1, 30))
+    def dream_read(self, limit: int | None) -> None:
+        """Reverie's Dream reads what it has not consumed (requeueing first)."""
+        got = self.log.read_pending(self.dream, limit)
+        self._requeued()
+        want = [c for c in self.order if c > self.dream and c in self.model][:limit]
+        assert [e.cursor for e in got] == want
+
     @rule(keep=st.integers(0, 25))
     def compact(self, keep: int) -> None:
+        before = dict(self.model)
+        dropped = self.log.compact(keep)
+        self._requeued()
         present = sorted(self.model)
         excess = len(present) - keep
         expected_drop = [c for c in present[: max(0, excess)] if c <= self.dream]
-        dropped = self.log.compact(keep)
         assert dropped == len(expected_drop)
         for c in expected_drop:
             del self.model[c]
-        self.torn_pending = False
+        self.order = [c for c in self.order if c in self.model]
+        if self.read_to is not None:
+            self.read_to = len(self.order)  # the mark moved to the new file's end
+        assert set(before) - set(self.model) == set(expected_drop)
 
     # -- readers -----------------------------------------------------------------------------------
     @rule(since=st.integers(-2, 400), limit=st.none() | st.integers(1, 30))

@@ -210,7 +210,7 @@ def test_sync_search_with_an_embedder_runs_no_event_loop_and_checks_embeddings_o
     )
     r.search("saxofone")  # embeds everything once
     statements: list[str] = []
-    with r.index.connection() as conn:  # one thread: the pool hands this connection back each time
+    with r.index.reading() as conn:  # what queries read: here the private copy (no writer synced)
         conn.set_trace_callback(statements.append)
 
     def no_loop(*_a, **_k):

@@ -13,9 +13,10 @@ and every write is made to survive that (atomic replaces, appends with torn-tail
 crash-safe order). Commands that stop cleanly on a signal (``serve``, ``fleet dispatch``, ``fleet
 status --watch``) catch it themselves with `stopping`, finish, then end with the same status.
 
-While the command line is parsed the signals are held (`held`): parsing imports the command's
-module and its C extensions, and a KeyboardInterrupt raised inside one's initialisation crashed
-the process (orjson's, SIGSEGV, seen here). One held signal is raised when parsing ends.
+While the command line is parsed the signals are held (`held`, which is
+``reverie.storage.signals.deferred_signals``): parsing imports the command's module and its C
+extensions, and a KeyboardInterrupt raised inside one's initialisation crashed the process
+(orjson's, SIGSEGV, seen here). A held signal is raised again when parsing ends.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+
+from ..storage.signals import deferred_signals as held
 
 __all__ = ["handled", "held", "stopping", "last", "terminated", "exit_status", "end_by", "SAID"]
 
@@ -114,33 +117,6 @@ def _die_if_told() -> None:
             pass
     signal.signal(_end[0], signal.SIG_DFL)
     os.kill(os.getpid(), _end[0])
-
-
-@contextmanager
-def held() -> Iterator[None]:
-    """Within, SIGINT and SIGTERM are noted, not raised; ``KeyboardInterrupt`` is raised when the
-    block ends if one was (`last` says which)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    noted: list[int] = []
-
-    def note(signum: int, _frame: FrameType | None) -> None:
-        noted.append(signum)
-
-    previous = {s: signal.getsignal(s) for s in SAID}
-    for sig, handler in previous.items():
-        if handler not in (signal.SIG_IGN, None):
-            signal.signal(sig, note)
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            if handler not in (signal.SIG_IGN, None):
-                signal.signal(sig, handler)
-        if noted:
-            _last.extend(noted)
-            raise KeyboardInterrupt
 
 
 @contextmanager

@@ -87,9 +87,10 @@ def _serve_root(args: argparse.Namespace, root: ScopeRoot) -> int:
     import threading
 
     from ..memory.runtime import Runtime
-    from ..schedule.root import serve_root
+    from ..schedule.root import check_root, serve_root
     from ._backlog import watch
 
+    check_root(root)  # a missing root, or a workspace: one line, before anything is served
     if args.rescan:
         from ..memory import open as open_memory
 

@@ -171,6 +171,9 @@ class Dream:
         self._trim: DreamResult | None = None
         #: Each model's context window (``reverie.llm.window``): Dream's prompts are sized to it.
         self.windows = ContextWindows(self.config, self.workspace.state_dir)
+        #: Called after a run that committed, its lock released: the wiring brings the search index
+        #: up to date there (``Runtime.sync_index``), so queries find it in step.
+        self.after_commit: Callable[[], None] | None = None
 
     @property
     def model(self) -> str:
@@ -228,12 +231,15 @@ class Dream:
             trim = self._trim
             if trim is not None and dry_run:  # the preview: the trim's commit, then the run's
                 result = replace(result, diff=trim.diff + result.diff)
-            return replace(
+            result = replace(
                 result, warnings=tuple(self._warnings), archive_tracked=tracked, trim=trim
             )
         finally:
             self._fence = None
             lock.release()
+        if self.after_commit is not None and not dry_run and (result.commit or trim is not None):
+            self.after_commit()
+        return result
 
     def _section(self) -> AbstractContextManager[None]:
         """The run's write fence (``FencedError`` when this run may no longer write)."""

@@ -16,6 +16,7 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any
 
+from ..errors import cause_chain
 from ..storage.config import Config, load_config
 
 if TYPE_CHECKING:
@@ -136,14 +137,8 @@ def _broker_cause(exc: BaseException) -> BaseException | None:
     import kombu.exceptions
     import redis
 
-    seen: BaseException | None = exc
-    for _ in range(8):  # a chain is short; a cycle must not hang the worker's logging
-        if seen is None:
-            return None
-        if isinstance(seen, (redis.RedisError, kombu.exceptions.OperationalError, ConnectionError)):
-            return seen
-        seen = seen.__cause__ or seen.__context__
-    return None
+    broker = (redis.RedisError, kombu.exceptions.OperationalError, ConnectionError)
+    return next((e for e in cause_chain(exc) if isinstance(e, broker)), None)
 
 
 class _NoNotice(logging.Filter):

@@ -58,6 +58,7 @@ from dulwich.refs import Ref
 
 from ..errors import GitStoreError, WorkspaceError
 from ..storage.fsutil import atomic_write, open_for_write, read_bytes_or_none
+from ..storage.signals import deferred_signals
 from ..storage.workspace import Workspace
 from .objects import (
     FILE_MODE,
@@ -177,43 +178,51 @@ def transact(
     if tree_id == base_tree and not allow_empty:
         return None
     commit: Commit = make_commit(tree_id, [old_head] if old_head else [], message, who)
-    marker = state_dir(git_dir) / INTENT_MARKER
-    old_text = (old_head or b"-").decode()
-    objects = [*blobs.values(), *trees, commit]
-    owner = " ".join([*_owner_fields(), *(o.id.decode() for o in objects), "END"])
-    write_in_place(
-        marker,
-        (" ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n" + owner + "\n").encode(),
-    )
-    objects_dir = Path(repo.object_store.path)
-    for obj in objects:
-        write_loose(objects_dir, obj)
-        store.remember(obj)  # the next commit reads these back
-    subject = message.split("\n", 1)[0]
-    reflog = (b"commit: " if old_head else b"commit (initial): ") + subject.encode(
-        "utf-8", "replace"
-    )[:200]
-    try:
-        moved = compare_and_swap(repo, git_dir, ref, old_head, commit.id, who, reflog)
-    except GitStoreError:
-        # refused before HEAD moved: nothing to recover, and the lock is not ours
-        _marker_done(marker)
-        raise
-    if not moved:
-        _marker_done(marker)
-        raise GitStoreError(
-            f"{ref.decode()} moved while Reverie was committing; nothing was changed"
+    # a signal is handled before the marker is written, or once it is done (never in between)
+    with deferred_signals():
+        marker = state_dir(git_dir) / INTENT_MARKER
+        old_text = (old_head or b"-").decode()
+        objects = [*blobs.values(), *trees, commit]
+        owner = " ".join([*_owner_fields(), *(o.id.decode() for o in objects), "END"])
+        write_in_place(
+            marker,
+            (
+                " ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n" + owner + "\n"
+            ).encode(),
         )
-    if write_files:
-        seen = on_disk if on_disk is not None else {}
-        for path, data in changes.items():
-            current = seen[path] if path in seen else read_bytes_or_none(workspace.resolve(path))
-            if current != data:  # a file committed from disk is already right: no rewrite, no fsync
-                write_workspace_file(workspace, path, data)
-                seen[path] = data
-        update_index(git_dir, workspace, entries)
-    _marker_done(marker)
-    return commit.id
+        objects_dir = Path(repo.object_store.path)
+        for obj in objects:
+            write_loose(objects_dir, obj)
+            store.remember(obj)  # the next commit reads these back
+        subject = message.split("\n", 1)[0]
+        reflog = (b"commit: " if old_head else b"commit (initial): ") + subject.encode(
+            "utf-8", "replace"
+        )[:200]
+        try:
+            moved = compare_and_swap(repo, git_dir, ref, old_head, commit.id, who, reflog)
+        except GitStoreError:
+            # refused before HEAD moved: nothing to recover, and the lock is not ours
+            _marker_done(marker)
+            raise
+        if not moved:
+            _marker_done(marker)
+            raise GitStoreError(
+                f"{ref.decode()} moved while Reverie was committing; nothing was changed"
+            )
+        if write_files:
+            seen = on_disk if on_disk is not None else {}
+            for path, data in changes.items():
+                current = (
+                    seen[path] if path in seen else read_bytes_or_none(workspace.resolve(path))
+                )
+                if (
+                    current != data
+                ):  # a file committed from disk is already right: no rewrite, no fsync
+                    write_workspace_file(workspace, path, data)
+                    seen[path] = data
+            update_index(git_dir, workspace, entries)
+        _marker_done(marker)
+        return commit.id
 
 
 #: The last index each process wrote, by path: (inode, size, mtime) of the file → its entries. While
@@ -475,7 +484,26 @@ def recover_transaction(
                     "kept (it will be committed as manual)",
                     path,
                 )
+        # git's index too (the cut may have come before its update): staged is HEAD's version, so
+        # `git status` shows nothing staged, and a person's edit as the edit it is
+        update_index(git_dir, workspace, _present(workspace, new_ids))
     _marker_done(marker)
+
+
+def _present(
+    workspace: Workspace | ResolvedPaths, ids: Mapping[str, ObjectID | None]
+) -> dict[str, ObjectID | None]:
+    """``ids`` without the paths whose file is missing though HEAD has it (a person deleted it: its
+    index entry stays as it is, and `git status` shows the deletion)."""
+    out: dict[str, ObjectID | None] = {}
+    for path, sha in ids.items():
+        try:
+            there = workspace.resolve(path).is_file()
+        except WorkspaceError:
+            continue
+        if sha is None or there:
+            out[path] = sha
+    return out
 
 
 def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:

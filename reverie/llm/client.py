@@ -47,7 +47,7 @@ import re
 import socket
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,7 +55,7 @@ import orjson
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
 from ..backoff import jittered_backoff
-from ..errors import ContextWindowError, ModelError, ModelUnavailableError
+from ..errors import ContextWindowError, ModelError, ModelUnavailableError, cause_chain
 from ..security.secrets import scrub
 from ..storage.config import Config, LLMConfig, ProviderConfig
 from . import registry
@@ -870,29 +870,15 @@ def _classify(exc: BaseException, provider: str, local: bool) -> _Fault:
 def _undecodable(exc: BaseException) -> bool:
     """True when the reply's body was not valid UTF-8 (a byte-level model cut mid-character, a
     server's encoding bug)."""
-    return any(isinstance(e, UnicodeDecodeError) for e in _chain(exc)) or (
+    return any(isinstance(e, UnicodeDecodeError) for e in cause_chain(exc)) or (
         "codec can't decode" in str(exc)
     )
-
-
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and every exception behind it (cause, context, litellm's ``original_exception``),
-    each once: a provider's fault is often wrapped twice before it reaches us."""
-    seen: set[int] = set()
-    todo: list[BaseException | None] = [exc]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        yield e
-        todo += [e.__cause__, e.__context__, getattr(e, "original_exception", None)]
 
 
 def _unreachable(exc: BaseException) -> bool:
     """True when the connection was never made: refused, or the host name does not resolve (a
     dropped connection, a reset mid-reply, is not this: it is retried)."""
-    for e in _chain(exc):
+    for e in cause_chain(exc):
         if isinstance(e, (ConnectionRefusedError, socket.gaierror)):
             return True
         if type(e).__name__ == "ConnectError" and type(e).__module__.startswith(

@@ -219,6 +219,8 @@ class Memory(MemoryVerbs):
         """Close what was opened (the search index, the memory repo); the object may be used again
         after."""
         built = self.runtime.__dict__
+        if built.pop("wrote", False):
+            self.runtime.sync_index()  # a writer keeps the index in step (queries never write it)
         recall = built.pop("recall", None)
         if recall is not None:
             recall.close()
@@ -316,6 +318,7 @@ class Memory(MemoryVerbs):
     def _create(self) -> None:
         """Before a verb that writes: create a scope's workspace on its first write
         (``ScopeRoot.ensure``)."""
+        self.runtime.__dict__["wrote"] = True  # close() brings the search index up to date
         scope = self.runtime.scope
         if scope is not None:
             scope[0].ensure(scope[1])  # one stat once it is made

@@ -15,12 +15,15 @@ thread at a time (others open their own), and the files' writers take the worksp
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ..storage.workspace import Workspace
+
+_log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from ..consolidator import Consolidator, SessionStore
@@ -180,7 +183,30 @@ class Runtime:
     def dream(self) -> Dream:
         from ..dream import Dream
 
-        return Dream(self.store, self.git, self.client, self.config)
+        dream = Dream(self.store, self.git, self.client, self.config)
+        dream.after_commit = self.sync_index
+        return dream
+
+    def sync_index(self) -> None:
+        """After a write: bring the search index file up to date with the files, so queries read it
+        as it is (queries never write it: a stale one costs them a private copy, see
+        ``reverie.recall.index``). Best effort: a failure is logged, and loses nothing."""
+        import sqlite3
+
+        from ..errors import ReverieError
+        from ..recall import Recall
+
+        recall = self.__dict__.get("recall")
+        own = recall is None
+        try:
+            if recall is None:
+                recall = Recall.for_store(self.store)
+            recall.sync()
+        except (ReverieError, OSError, sqlite3.Error) as exc:
+            _log.warning("the search index was not updated (%s); queries read the files", exc)
+        finally:
+            if own and recall is not None:
+                recall.close()
 
     @_service
     def recall(self) -> Recall:

@@ -22,26 +22,37 @@ memory/archive/*.md: evergreen), ``dated`` (memory/YYYY-MM-DD*.md), ``history`` 
 seconds (None for evergreen files). ``title`` is a memory file's heading path, a session message's
 speaker name (its ``name`` field), empty otherwise; ``chunks_speaker`` lists the speakers cheaply.
 
-Sync is incremental. A read-only check comes first (every source's size and mtime, history.jsonl's
-identity), so a query against an unchanged workspace takes no write lock. A file whose size and
-mtime are unchanged is skipped (an mtime under 2 s old is not trusted: it is re-hashed next time); a
+Writers bring the index up to date (``sync``: ``reverie index``, ``Memory.reindex``, Dream after its
+commit, a ``Memory`` that wrote, when it closes). Sync is incremental. A file whose size and mtime
+are unchanged is skipped (an mtime under 2 s old is not trusted: it is re-hashed next time); a
 changed file is re-chunked and only chunks whose hash changed are deleted or inserted; history is
 read past ``history_cursor`` only (a log whose last cursor went backwards is re-read whole; entries
 compacted away are dropped from the index).
+
+Queries never write (``refresh``, then ``reading()``): they open the file read-only and check that
+it is in step with the files (every source's size and mtime, history.jsonl's identity); when it is,
+they read it as it is. When it is stale, missing, unreadable (a workspace the caller may only
+read), or another version's, the query reads a private in-memory copy of it instead (SQLite's
+backup of the file, or an empty index), synced with the files the same way and kept by this
+process: later queries sync the copy incrementally, and it is dropped once the file is in step
+again. Nothing of it reaches the workspace, and no writer lock is taken.
 
 Where it lives (``memory.search.indexDir``, `index_location`): in the workspace by default; or, for
 a workspace on a shared file system, in a local-disk directory, one ``<dir>/<k:2>/<k>.sqlite`` per
 workspace (``k``: a digest of the workspace's real path on this host), so each host keeps its own
 derived copy.
 
-Journal (``memory.search.journalMode``, `journal_mode_for`): WAL, except on a network file system
-(NFS, CIFS, CephFS, …, read from the mount table), where WAL does not work (its shared memory file
-needs one host) and the rollback journal (``DELETE``) is used; ``wal`` or ``delete`` forces one.
+Journal (``memory.search.journalMode``, `journal_mode_for`): the rollback journal (``DELETE``) by
+default, which a read-only reader opens without creating a file (WAL's reader needs its ``-shm``
+file, which it creates beside the database, or fails to open where it may not); ``wal`` forces
+WAL, whose queries then leave ``-wal``/``-shm`` files beside the index.
 
 Threads: one ``SearchIndex`` serves any number of threads at once. A SQLite connection is never
 used by two threads at a time (that crashes CPython): each block of work checks one out of a pool
-(``connection()``: the idle one last returned, or a new one), so queries run side by side (WAL lets
-readers read while a writer writes, and the sqlite3 module releases the GIL while SQLite works).
+(``connection()`` for writers, ``reading()`` for queries: the idle one last returned, or a new
+one), so queries run side by side (SQLite's readers share the file; a writer's commit waits for
+them, and they for it, within the 30 s busy timeout; the sqlite3 module releases the GIL while
+SQLite works). A query's in-memory copy is one connection: queries reading it take turns.
 A sync's write transaction is taken by one thread of the process at a time (``writing()``), the
 others wait for it and then find the index up to date; other processes wait in SQLite (30 s). Moving
 a damaged file aside or rebuilding waits until no connection of the process is in use
@@ -68,6 +79,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import quote
 
 from ..backoff import capped_backoff
 from ..errors import LockTimeoutError, RecallError, SessionError
@@ -97,7 +109,6 @@ __all__ = [
     "INDEX_NAME",
     "index_location",
     "journal_mode_for",
-    "network_fs",
     "remove_external_index",
 ]
 
@@ -183,6 +194,14 @@ class SearchIndex:
         self._limit: int | None = None  # 1 for an in-memory index (each connection is its own db)
         self._held = threading.local()  # .conn: the connection this thread checked out
         self._writer = threading.Lock()  # one sync or embedding write at a time in this process
+        # Queries (see "Queries never write"): idle read-only connections to the file, and the
+        # private in-memory copy read while the file is stale (one connection: queries take
+        # turns under ``_copy_lock``); ``_copies`` numbers the copies made, so caches keyed by
+        # `state` never take one for another.
+        self._readers: list[sqlite3.Connection] = []
+        self._copy: sqlite3.Connection | None = None
+        self._copy_lock = threading.Lock()
+        self._copies = 0
         _live.add(self)
 
     def _after_fork(self) -> None:
@@ -200,6 +219,11 @@ class SearchIndex:
         self._exclusive = False
         self._held = threading.local()
         self._writer = threading.Lock()
+        _abandoned.extend(self._readers)
+        if self._copy is not None:
+            _abandoned.append(self._copy)
+        self._readers, self._copy = [], None
+        self._copy_lock = threading.Lock()
 
     # -- connections -------------------------------------------------------------------------------
     @property
@@ -232,11 +256,13 @@ class SearchIndex:
         opens again on next use. Safe from any thread, at any time."""
         with self._mutex:
             idle, self._idle = self._idle, []
+            readers, self._readers = self._readers, []
             self._epoch += 1
             self._open = 0  # the ones in use belong to the old epoch now
             self._changed.notify_all()
-        for conn in idle:
+        for conn in idle + readers:
             conn.close()
+        self._drop_copy()
 
     def _checkout(self) -> tuple[sqlite3.Connection, int]:
         for _ in range(3):
@@ -295,7 +321,8 @@ class SearchIndex:
             self._exclusive = True
             while self._users:
                 self._changed.wait()
-            idle, self._idle = self._idle, []
+            idle, self._idle = self._idle + self._readers, []
+            self._readers = []
             self._epoch += 1
             self._open = 0
         try:
@@ -323,7 +350,7 @@ class SearchIndex:
                 ) from exc
         # check_same_thread=False: a pooled connection moves between threads, one at a time
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-        conn.execute(f"PRAGMA journal_mode={journal_mode_for(self.journal, self.path.parent)}")
+        conn.execute(f"PRAGMA journal_mode={journal_mode_for(self.journal)}")
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
 
@@ -478,6 +505,164 @@ class SearchIndex:
         with self.connection() as conn, self._writer, transaction(conn):
             yield conn
 
+    # -- queries (they never write) ----------------------------------------------------------------
+    def refresh(self, *, vectors: str | None = None) -> SyncStats:
+        """Before a query: make what ``reading()`` reads match the files, writing nothing in the
+        workspace. The file itself when it is in step with them (and, with ``vectors``, an embedding
+        model, holds a vector of that model for every chunk); else this process's private copy,
+        brought in step (what that sync changed is returned)."""
+        if getattr(self._held, "conn", None) is not None:
+            raise RuntimeError("refresh() cannot run inside `with index.reading():`")
+        reader, epoch = self._reader()
+        if reader is not None:
+            self._held.conn = reader
+            try:
+                if self._up_to_date() and (vectors is None or not self._unembedded(vectors)):
+                    self._drop_copy()
+                    return SyncStats()
+            except sqlite3.DatabaseError as exc:
+                log.debug("%s: not read (%s); reading a private copy", self.path, exc)
+            finally:
+                self._held.conn = None
+                self._return_reader(reader, epoch)
+        with self._copy_lock:
+            copy = self._copy if self._copy is not None else self._make_copy()
+            self._held.conn = copy
+            try:
+                return self._sync_once(copy)
+            finally:
+                self._held.conn = None
+
+    @contextmanager
+    def reading(self, *, private: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection for one block of a query (re-entrant, like ``connection()``): the private
+        copy while there is one (or, with ``private``, one made now: a query that stores what it
+        computed, such as vectors, stores them there), else the file, read-only."""
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            yield held
+            return
+        if self._copy is None and not private:
+            reader, epoch = self._reader()
+            if reader is not None:
+                self._held.conn = reader
+                try:
+                    yield reader
+                finally:
+                    self._held.conn = None
+                    self._return_reader(reader, epoch)
+                return
+        with self._copy_lock:
+            fresh = self._copy is None  # the file went (or cannot be read) since ``refresh``
+            copy = self._make_copy() if self._copy is None else self._copy
+            self._held.conn = copy
+            try:
+                if fresh:
+                    self._sync_once(copy)
+                yield copy
+            finally:
+                self._held.conn = None
+
+    def state(self) -> tuple[int, int]:
+        """What this thread's block reads, for caches: (0 for the file or the number of the private
+        copy, its generation)."""
+        conn = self.conn
+        row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return (self._copies if conn is self._copy else 0, int(row[0]) if row else 0)
+
+    def _unembedded(self, model: str) -> bool:
+        """Whether a chunk of this thread's block has no vector of ``model``."""
+        return (
+            self.conn.execute(
+                "SELECT 1 FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM embeddings e "
+                "WHERE e.ehash = c.ehash AND e.model = ?) LIMIT 1",
+                (model,),
+            ).fetchone()
+            is not None
+        )
+
+    def _reader(self) -> tuple[sqlite3.Connection | None, int]:
+        """An idle read-only connection to the file, or a new one; None when there is no file or
+        it cannot be read as this workspace's index of this version (the query reads a private
+        copy then)."""
+        with self._mutex:
+            epoch = self._epoch
+            if self._readers:
+                return self._readers.pop(), epoch
+        if not self.path.is_file():
+            return None, epoch
+        try:
+            with open(self.path, "rb") as f:
+                header = f.read(20)
+        except OSError:
+            return None, epoch
+        if header[18:20] == b"\x02\x02" and self.journal != "wal":
+            # a WAL file (an older version's): its reader would create -wal/-shm files
+            return None, epoch
+        try:
+            conn = sqlite3.connect(
+                f"file:{quote(os.fspath(self.path))}?mode=ro",
+                uri=True,
+                timeout=30,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            log.debug("%s: cannot be opened read-only: %s", self.path, exc)
+            return None, epoch
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.Error as exc:
+            conn.close()
+            log.debug("%s: cannot be read: %s", self.path, exc)
+            return None, epoch
+        if (
+            meta.get("schema_version") != SCHEMA_VERSION
+            or meta.get("tokenizer") != TOKENIZER
+            or meta.get("workspace_id", "") != self._identity()
+        ):
+            conn.close()
+            return None, epoch
+        return conn, epoch
+
+    def _return_reader(self, conn: sqlite3.Connection, epoch: int) -> None:
+        with self._mutex:
+            keep = epoch == self._epoch and not self._exclusive
+            if keep:
+                self._readers.append(conn)
+        if not keep:
+            conn.close()
+
+    def _make_copy(self) -> sqlite3.Connection:
+        """(Under ``_copy_lock``.) The private copy: a backup of the file when it can be read, else
+        an empty index."""
+        copy = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        reader, epoch = self._reader()
+        copied = False
+        if reader is not None:
+            try:
+                reader.backup(copy)
+                copied = True
+            except sqlite3.Error as exc:
+                log.debug("%s: not copied (%s); indexing the files afresh", self.path, exc)
+            finally:
+                self._return_reader(reader, epoch)
+        if not copied:
+            copy.close()
+            copy = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            self._create_schema(copy, self._identity())
+        self._copies += 1
+        self._copy = copy
+        return copy
+
+    def _drop_copy(self) -> None:
+        if self._copy is None:
+            return
+        with self._copy_lock:
+            copy, self._copy = self._copy, None
+        if copy is not None:
+            copy.close()
+
     def _sync_once(self, conn: sqlite3.Connection) -> SyncStats:
         stats = SyncStats(rebuilt=self._rebuilt_on_open)
         self._rebuilt_on_open = False
@@ -508,10 +693,12 @@ class SearchIndex:
 
     def _up_to_date(self) -> bool:
         """Read-only check: every source file's (size, mtime) and history.jsonl's identity match the
-        index."""
+        index. A file indexed within its mtime's granularity (mtime recorded as -1, see
+        `_trusted_mtime`) matches when its size and content hash do: right after a writer's sync,
+        the files it just wrote are in step without waiting for another sync."""
         indexed = {
-            row[0]: (row[1], row[2])
-            for row in self.conn.execute("SELECT path, size, mtime_ns FROM files")
+            row[0]: (row[1], row[2], row[3])
+            for row in self.conn.execute("SELECT path, size, mtime_ns, hash FROM files")
         }
         seen = 0
         for rel, _kind, file in self._file_sources():
@@ -519,7 +706,10 @@ class SearchIndex:
                 st = file.stat()
             except FileNotFoundError:
                 continue
-            if indexed.get(rel) != (st.st_size, st.st_mtime_ns):
+            known = indexed.get(rel)
+            if known is None or known[0] != st.st_size:
+                return False
+            if known[1] != st.st_mtime_ns and not (known[1] == -1 and _same_hash(file, known[2])):
                 return False
             seen += 1
         if seen != len(indexed):
@@ -739,6 +929,13 @@ def _trusted_mtime(st: os.stat_result) -> int:
     return st.st_mtime_ns if time.time_ns() - st.st_mtime_ns > 2_000_000_000 else -1
 
 
+def _same_hash(file: Path, digest: str) -> bool:
+    try:
+        return content_hash(file.read_bytes()) == digest
+    except OSError:
+        return False
+
+
 def _first_cursor(path: Path) -> int:
     """The cursor of the first valid line of history.jsonl (0 when none), reading only its head."""
     try:
@@ -794,35 +991,6 @@ def _busy(exc: sqlite3.OperationalError) -> bool:
 
 
 # -- where the index lives, and its journal --------------------------------------------------------
-#: File systems on which SQLite's WAL mode does not work (its -shm file is shared memory of one
-#: host).
-NETWORK_FS = frozenset(
-    {
-        "nfs",
-        "nfs4",
-        "cifs",
-        "smb3",
-        "smbfs",
-        "ceph",
-        "fuse.ceph",
-        "fuse.cephfs",
-        "glusterfs",
-        "fuse.glusterfs",
-        "fuse.sshfs",
-        "9p",
-        "afs",
-        "lustre",
-        "gpfs",
-        "beegfs",
-        "ocfs2",
-        "gfs2",
-        "fuse.s3fs",
-        "fuse.juicefs",
-        "virtiofs",
-    }
-)
-
-
 def index_location(workspace: Workspace, index_dir: str | None) -> Path:
     """Where a workspace's index lives: ``memory/.index.sqlite``, or under ``index_dir`` (see the
     module docstring)."""
@@ -857,32 +1025,8 @@ def remove_external_index(workspace: Workspace, index_dir: str | None) -> list[P
     return removed
 
 
-def journal_mode_for(setting: str, directory: Path, mounts: str | None = None) -> str:
-    """The SQLite journal mode for an index in ``directory``: ``WAL``, or ``DELETE`` on a network
-    file system (``setting`` "auto"); "wal" and "delete" force one."""
-    if setting in ("wal", "delete"):
-        return setting.upper()
-    return "DELETE" if network_fs(directory, mounts) else "WAL"
-
-
-def network_fs(directory: Path, mounts: str | None = None) -> str | None:
-    """The type of the network file system ``directory`` is on (from ``/proc/self/mountinfo``, or
-    ``mounts``: its text), or None for a local one or where the mount table cannot be read."""
-    if mounts is None:
-        try:
-            with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
-                mounts = f.read()
-        except OSError:
-            return None
-    real = os.path.realpath(directory)
-    best, fstype = -1, ""
-    for line in mounts.splitlines():
-        left, sep, right = line.partition(" - ")
-        fields = left.split()
-        if not sep or len(fields) < 5 or not right.split():
-            continue
-        point = fields[4].replace("\\040", " ").replace("\\011", "\t").replace("\\134", "\\")
-        inside = real == point or real.startswith(point.rstrip("/") + "/")
-        if inside and len(point) > best:
-            best, fstype = len(point), right.split()[0]
-    return fstype if fstype in NETWORK_FS else None
+def journal_mode_for(setting: str) -> str:
+    """The SQLite journal mode for ``setting``: ``WAL`` for "wal", else the rollback journal
+    (``DELETE``), which queries read without creating a file and which works on a network file
+    system (WAL's shared-memory file needs one host)."""
+    return "WAL" if setting == "wal" else "DELETE"

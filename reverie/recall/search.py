@@ -1,21 +1,23 @@
 """``Recall``: search over a workspace's memory and conversations — BM25 always, vectors when
 configured.
 
-Pipeline per query: incremental sync → a fixed pool of candidates (the ``POOL`` best BM25 matches,
-filters in SQL; plus the ``POOL`` nearest vectors when ``memory.search.embeddingModel`` is set,
-cosine over a cached float32 matrix) → relevance relative to the query's best match (fusion in
-``rank``) → conversation context (neighbours, session) → bounded boosts (speaker named, date named,
-"when") → the recency nudge (``recencyWeight`` of a score at most; evergreen files never decay) →
-optional MMR → ``Hit`` values. The design and its measurements: docs/recall.md and BENCHMARKS.md
-("recall").
-"""
+Pipeline per query: the index as the files are now, written nowhere (``SearchIndex.refresh``: the
+index file when it is in step, else a private copy synced in memory) → a fixed pool of candidates
+(the ``POOL`` best BM25 matches, filters in SQL; plus the ``POOL`` nearest vectors when
+``memory.search.embeddingModel`` is set, cosine over a cached float32 matrix) → relevance relative
+to the query's best match (fusion in ``rank``) → conversation context (neighbours, session) →
+bounded boosts (speaker named, date named, "when") → the recency nudge (``recencyWeight`` of a score
+at most; evergreen files never decay) → optional MMR → ``Hit`` values. The design and its
+measurements: docs/recall.md and BENCHMARKS.md ("recall")."""
 
 from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -27,7 +29,7 @@ from ..storage.hitlog import record_hits
 from ..storage.workspace import MEMORY_FILES, Workspace
 from ..text.memline import line_key
 from . import rank
-from .index import SearchIndex, SyncStats, index_location
+from .index import SearchIndex, SyncStats, index_location, transaction
 from .types import Hit, SearchFilters, SourceRef, from_epoch, to_epoch
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
     from ..storage.store import WorkspaceStore
 
+    _State = tuple[int, int]  # SearchIndex.state()
     _Ids = NDArray[numpy.int64]  # chunk ids, ascending
     _Vecs = NDArray[numpy.float32]  # one row (or one value) per id
 
@@ -129,12 +132,14 @@ class Recall:
             path=index_location(ws, self.settings.index_dir),
             journal=self.settings.journal_mode,
         )
-        # (generation, model, ids, matrix)
-        self._vectors: tuple[int, str, _Ids, _Vecs] | None = None
-        # (generation, name → its words)
-        self._speakers: tuple[int, dict[str, frozenset[str]]] | None = None
-        # (generation, model) last found with every chunk embedded
-        self._embedded: tuple[int, str] | None = None
+        # Caches, each keyed by the `SearchIndex.state` it was read at:
+        # (state, model, ids, matrix)
+        self._vectors: tuple[_State, str, _Ids, _Vecs] | None = None
+        # (state, name → its words)
+        self._speakers: tuple[_State, dict[str, frozenset[str]]] | None = None
+        # (state, model) last found with every chunk embedded, in the index file (a writer's) or
+        # in what queries read
+        self._embedded: dict[bool, tuple[_State, str]] = {}
 
     @classmethod
     def for_store(cls, store: WorkspaceStore) -> Recall:
@@ -150,42 +155,59 @@ class Recall:
 
     # -- indexing ----------------------------------------------------------------------------------
     def sync(self) -> SyncStats:
-        """Incremental sync of the lexical index (no model calls)."""
+        """Bring the index file up to date with the files (a writer's step: no model calls)."""
         return self.index.sync()
 
     def rebuild(self) -> SyncStats:
-        self._vectors = self._embedded = self._speakers = None
+        self._vectors = self._speakers = None
+        self._embedded.clear()
         return self.index.rebuild()
 
-    def _missing_embeddings(self) -> list[tuple[str, str, str]]:
-        """(ehash, title, text) of the chunks with no vector for the configured model. The check is
-        skipped while the index generation is the one last found complete, so a query pays for it
-        only after a sync changed something."""
+    def _read(
+        self, query: bool, *, private: bool = False
+    ) -> AbstractContextManager[sqlite3.Connection]:
+        """A block on what a query reads (``query``), else on the index file, as a writer."""
+        return self.index.reading(private=private) if query else self.index.connection()
+
+    def _missing_embeddings(self, query: bool = False) -> list[tuple[str, str, str]]:
+        """(ehash, title, text) of the chunks with no vector for the configured model, in what a
+        query reads (``query``) or in the index file. The check is skipped while the index state is
+        the one last found complete, so a query pays for it only after a sync changed something."""
         model = self.settings.embedding_model
         if not model:
             return []
-        gen = self.index.generation()
-        if self._embedded == (gen, model):
-            return []
-        with self.index.connection() as conn:
-            todo = conn.execute(
+        with self._read(query) as conn:
+            state = self.index.state()
+            if self._embedded.get(query) == (state, model):
+                return []
+            todo: list[tuple[str, str, str]] = conn.execute(
                 "SELECT DISTINCT c.ehash, c.title, c.text FROM chunks c LEFT JOIN embeddings e "
                 "ON e.ehash = c.ehash AND e.model = ? WHERE e.ehash IS NULL",
                 (model,),
             ).fetchall()
         if not todo:
-            self._embedded = (gen, model)
+            self._embedded[query] = (state, model)
         return todo
 
-    def _store_vectors(self, batch: list[tuple[str, str, str]], vectors: list[list[float]]) -> int:
+    def _store_vectors(
+        self, batch: list[tuple[str, str, str]], vectors: list[list[float]], query: bool = False
+    ) -> int:
+        """Keep the vectors: in the index file (a writer), or in the private copy a query reads
+        (never in the workspace)."""
         model = self.settings.embedding_model
         rows = [(h, model, len(v), _pack(v)) for (h, _, _), v in zip(batch, vectors)]
-        with self.index.writing() as conn:
-            conn.executemany(
-                "INSERT OR REPLACE INTO embeddings(ehash, model, dim, vec) VALUES (?,?,?,?)", rows
-            )
+        with self.index.reading(private=True) if query else self.index.writing() as conn:
+            with transaction(conn) if query else nullcontext():
+                conn.executemany(
+                    "INSERT OR REPLACE INTO embeddings(ehash, model, dim, vec) VALUES (?,?,?,?)",
+                    rows,
+                )
         self._vectors = None
         return len(rows)
+
+    def _done_embedding(self, query: bool, model: str) -> None:
+        with self._read(query):
+            self._embedded[query] = (self.index.state(), model)
 
     @staticmethod
     def _batches(
@@ -195,32 +217,35 @@ class Recall:
             batch = todo[start : start + _EMBED_BATCH]
             yield batch, [(f"{t}\n{x}" if t else x)[:_EMBED_CHARS] for _, t, x in batch]
 
-    async def embed_missing(self) -> int:
-        """Embed every chunk whose content hash has no vector for the configured model yet; returns
+    async def embed_missing(self, *, query: bool = False) -> int:
+        """Embed every chunk whose content hash has no vector for the configured model yet, in the
+        index file (or, ``query``, in what queries read, never written to the workspace); returns
         how many."""
-        model, todo = self.settings.embedding_model, self._missing_embeddings()
+        model, todo = self.settings.embedding_model, self._missing_embeddings(query)
         if not todo or not model:
             return 0
         from ..llm.embeddings import embed
 
         done = 0
         for batch, texts in self._batches(todo):
-            done += self._store_vectors(batch, await embed(texts, model=model, config=self.config))
-        self._embedded = (self.index.generation(), model)
+            vectors = await embed(texts, model=model, config=self.config)
+            done += self._store_vectors(batch, vectors, query)
+        self._done_embedding(query, model)
         return done
 
-    def embed_missing_sync(self) -> int:
+    def embed_missing_sync(self, *, query: bool = False) -> int:
         """``embed_missing`` without an event loop (``embed_sync``: in-process embedders are called
         directly)."""
-        model, todo = self.settings.embedding_model, self._missing_embeddings()
+        model, todo = self.settings.embedding_model, self._missing_embeddings(query)
         if not todo or not model:
             return 0
         from ..llm.embeddings import embed_sync
 
         done = 0
         for batch, texts in self._batches(todo):
-            done += self._store_vectors(batch, embed_sync(texts, model=model, config=self.config))
-        self._embedded = (self.index.generation(), model)
+            vectors = embed_sync(texts, model=model, config=self.config)
+            done += self._store_vectors(batch, vectors, query)
+        self._done_embedding(query, model)
         return done
 
     async def async_sync(self) -> SyncStats:
@@ -242,15 +267,16 @@ class Recall:
         sync: bool = True,
     ) -> list[Hit]:
         """The top ``k`` hits for ``query``. ``now`` is the recency reference time (default: the
-        current time)."""
+        current time). ``sync``: read the files as they are now (else what was read last); either
+        way nothing is written to the workspace."""
         if sync:
-            self.sync()
+            self.index.refresh(vectors=self.settings.embedding_model)
         qvec = None
         if self.settings.embedding_model and query.strip():
             from ..llm.embeddings import embed
 
             try:
-                await self.embed_missing()
+                await self.embed_missing(query=True)
                 qvec = (
                     await embed([query], model=self.settings.embedding_model, config=self.config)
                 )[0]
@@ -276,13 +302,13 @@ class Recall:
         inside a running event loop too (it blocks it while a hosted model answers; async code
         should prefer ``asearch``)."""
         if sync:
-            self.sync()
+            self.index.refresh(vectors=self.settings.embedding_model)
         qvec = None
         if self.settings.embedding_model and query.strip():
             from ..llm.embeddings import embed_sync
 
             try:
-                self.embed_missing_sync()
+                self.embed_missing_sync(query=True)
                 qvec = embed_sync([query], model=self.settings.embedding_model, config=self.config)[
                     0
                 ]
@@ -309,7 +335,7 @@ class Recall:
         """
         if k <= 0:
             return []
-        with self.index.connection():  # one connection for the whole ranking (self.index.conn)
+        with self.index.reading():  # one connection for the whole ranking (self.index.conn)
             return self._rank_held(query, k, filters, qvec, now, mmr, decay)
 
     def _rank_held(
@@ -439,7 +465,7 @@ class Recall:
     def _speakers_named(self, query: str) -> frozenset[str]:
         """The known speakers (session messages' ``name``s, lower-cased) whose name the query
         mentions."""
-        gen = self.index.generation()
+        gen = self.index.state()
         if self._speakers is None or self._speakers[0] != gen:
             names = {
                 r[0].lower()
@@ -512,7 +538,7 @@ class Recall:
 
     def _matrix(self) -> tuple[_Ids, _Vecs] | None:
         model = self.settings.embedding_model or ""
-        gen = self.index.generation()
+        gen = self.index.state()
         if self._vectors is not None and self._vectors[0] == gen and self._vectors[1] == model:
             return self._vectors[2], self._vectors[3]
         np = _numpy()

@@ -59,6 +59,7 @@ from ..dream.result import DreamResult
 from ..dream.runner import Dream
 from ..errors import ReverieError, WorkspaceError
 from ..storage.config import Config, load_config
+from ..storage.history import HistoryLog
 from ..storage.scopes import ScopeRoot, due_jitter
 from ..storage.workspace import Workspace
 from .backlog import Backlog
@@ -74,7 +75,7 @@ from .policy import (
 )
 from .workspace import stop_on_signals
 
-__all__ = ["RootScheduler", "serve_root", "ServeStats", "Backlog", "OpenDream"]
+__all__ = ["RootScheduler", "serve_root", "check_root", "ServeStats", "Backlog", "OpenDream"]
 
 #: How the scheduler gets a scope's Dream: ``lambda ws: Runtime(ws).dream``
 #: (``reverie.memory.runtime``), handed in by whoever starts it, so this layer stays below the one
@@ -269,7 +270,7 @@ class RootScheduler:
             if ws is None or not ws.root.is_dir():  # forgotten meanwhile
                 self.root.unmark_due(name)
                 return
-            if not ws.history_path.exists():
+            if not _ever_appended(ws):
                 # nothing was ever appended: not a workspace yet, and a run would make it one
                 # (a repository, an init commit) for nothing
                 self.root.unmark_due(name)
@@ -506,6 +507,14 @@ def _run_in_thread(
     return result, again, len(dream.set_aside())
 
 
+def _ever_appended(ws: Workspace) -> bool:
+    """Whether ``ws``'s history ever held an entry (a missing or empty ``history.jsonl`` did not):
+    read only."""
+    if not ws.history_path.exists():
+        return False
+    return HistoryLog(ws.history_path, ws.cursor_path, ws.dream_cursor_path).last_cursor() > 0
+
+
 def _os_text(exc: OSError) -> str:
     where = f"{exc.filename}: " if exc.filename else ""
     return f"{where}{exc.strerror or exc}"
@@ -526,7 +535,7 @@ async def serve_root(
     """Run a `RootScheduler` until ``stop`` is set or SIGTERM/SIGINT arrives; returns it (for its
     stats). ``ready`` is called once the signal handlers are in place, ``started`` with the
     scheduler before it runs (to watch its `RootScheduler.snapshot` from another thread)."""
-    _check_root(root)
+    check_root(root)
     stop = stop or asyncio.Event()
     with stop_on_signals(stop, enabled=handle_signals):
         scheduler = RootScheduler(
@@ -540,16 +549,15 @@ async def serve_root(
     return scheduler
 
 
-def _check_root(root: ScopeRoot) -> None:
-    """Refuse a root that is a workspace (serving it would find no scope, silently); say so when
-    the root does not exist yet (it is served, and the first scope written there is found)."""
+def check_root(root: ScopeRoot) -> None:
+    """Refuse a root that does not exist (a mistyped path would be served, empty, for ever) or is
+    a workspace (serving it would find no scope, silently)."""
     where = root.root
     if not where.exists():
-        log.warning(
-            "serve: %s does not exist yet: nothing to dream until a first scope is written there",
-            where,
+        raise WorkspaceError(
+            f"{where} does not exist: --root names a root of scopes (the first scope written "
+            "there creates it: `reverie --root DIR --user ID init`)"
         )
-        return
     if not where.is_dir():
         raise WorkspaceError(f"{where} is not a directory: --root names a root of scopes")
     # a workspace given as the root: ScopeRoot refused it already (one check, in storage.scopes)

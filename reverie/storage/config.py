@@ -284,8 +284,8 @@ class SearchConfig(_Section):
     journal_mode: str = Field(
         "auto",
         pattern="^(auto|wal|delete)$",
-        description="the index's SQLite journal: wal, delete (rollback journal, for a network "
-        "file system), or auto (delete on NFS, CIFS, Ceph and the like, else wal)",
+        description="the index's SQLite journal: auto or delete (the rollback journal, which "
+        "queries read without writing), or wal (queries then leave -wal/-shm files beside it)",
     )
 
 

@@ -26,7 +26,8 @@ Invariants after every restart:
    are unique and strictly increasing in file order;
 2. the memory files are valid UTF-8 and equal HEAD's version, or a person's edit the next commit
    records;
-3. ``git fsck --full`` (the git CLI) is clean;
+3. git's index is HEAD's tree (``git diff --cached`` names no file) and ``git fsck --full`` (the
+   git CLI) is clean;
 4. ``.dream_cursor`` is never behind the newest Dream commit's ``Reverie-Cursor`` (a committed batch
    is never replayed) nor past the log's last cursor, and every entry it has passed was consumed by
    a committed Dream batch, a dead-letter record, a completed run, or a run killed in flight (never
@@ -345,7 +346,15 @@ def _check(ws: Path, journal: Journal) -> list[str]:
         if text != (at_head or "") and _digest(text) not in manual:
             problems.append(f"{rel} matches neither HEAD nor a person's edit")
 
-    # 3. git fsck
+    # 3. git: nothing staged (git's index is HEAD's tree: a cut between the branch's move and the
+    # index's update is finished by recovery), and fsck
+    staged = subprocess.run(
+        ["git", f"--git-dir={git.git_dir}", f"--work-tree={ws}", "diff", "--cached", "--name-only"],
+        capture_output=True,
+        text=True,
+    )
+    if staged.returncode != 0 or staged.stdout.strip():
+        problems.append(f"git's index differs from HEAD: {staged.stdout.split()} {staged.stderr}")
     fsck = subprocess.run(
         ["git", f"--git-dir={git.git_dir}", "fsck", "--full", "--no-progress"],
         capture_output=True,
