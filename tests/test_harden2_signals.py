@@ -258,7 +258,8 @@ def test_a_consolidation_stopped_while_the_model_summarises_loses_nothing(tmp_pa
         memory.record("cli:talk", said, consolidate=False)
         before = (memory.pending(), len(memory.messages("cli:talk", archived=True)))
     env = _env(tmp_path / "home")
-    env.update(REVERIE_MODEL="scripted/pty", SCRIPTED_SLOW="60")
+    waiting = tmp_path / "model-waiting"
+    env.update(REVERIE_MODEL="scripted/pty", SCRIPTED_SLOW="60", SCRIPTED_WAITING=str(waiting))
     env["SCRIPTED_SLOW_TASKS"] = "archive,session-summary"
     script = str(ROOT / "tests" / "support" / "scripted_cli.py")
     proc = subprocess.Popen(
@@ -270,8 +271,11 @@ def test_a_consolidation_stopped_while_the_model_summarises_loses_nothing(tmp_pa
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(4)  # in the model's 60 s wait
-    assert proc.poll() is None, proc.communicate()
+    deadline = time.monotonic() + 60
+    while not waiting.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the model starts its 60 s wait (it writes the file as it does)
+    time.sleep(0.2)  # well inside that wait
+    assert waiting.exists() and proc.poll() is None, proc.communicate()
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err

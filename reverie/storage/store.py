@@ -20,7 +20,6 @@ from ..errors import CursorError
 from .configdata import ConfigView, defaults_if_unset
 from .cursors import read_cursor, read_cursor_record, write_cursor, write_cursor_record
 from .history import TRUNCATION_MARKER, HistoryEntry, HistoryLog, strip_think
-from .migrate import migrate_legacy_history
 from .scopes import due_hook
 from .workspace import MEMORY, SOUL, USER, Workspace
 
@@ -65,6 +64,8 @@ class WorkspaceStore:
         )
         self._retention = max_history_entries
         if migrate and self.workspace.legacy_history_path.is_file():
+            from .migrate import migrate_legacy_history  # only a legacy workspace imports it
+
             migrate_legacy_history(self.workspace, self.history)
 
     @cached_property
