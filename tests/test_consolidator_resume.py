@@ -161,3 +161,18 @@ def test_a_cleared_session_is_not_resumed_from_its_old_slices(tmp_path, model):
         sessions.append(s, {"role": "assistant", "content": f"assistant turn {t} " + "a" * 900})
     _consolidate(root)  # same numbers, same words, later timestamps: consolidated, not skipped
     assert _entries(root) == 2 * before
+
+
+def test_a_long_run_saves_the_offset_once_not_per_slice(tmp_path, model, monkeypatch):
+    # each save rewrites the session file: one per slice made a big session's run quadratic
+    root = _workspace(tmp_path / "ws")
+    saves: list[int] = []
+    original = SessionStore.save_offset
+
+    def save_offset(self, session, value):
+        saves.append(value)
+        return original(self, session, value)
+
+    monkeypatch.setattr(SessionStore, "save_offset", save_offset)
+    _consolidate(root)
+    assert _entries(root) >= 4 and saves == [2 * TURNS]

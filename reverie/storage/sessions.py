@@ -448,6 +448,8 @@ class SessionStore:
             return None
         except OSError as exc:
             raise SessionError(f"{path} cannot be read: {exc.strerror}") from exc
+        if not data.strip():
+            return None  # created by another tool that has not written its first line yet
         parsed = _parse_lines(data, str(path))
         meta = parsed.meta or {}
         if parsed.meta is None and parsed.messages:
@@ -575,11 +577,18 @@ class SessionStore:
         path = self._path_of(session)
         line = orjson.dumps(stored) + b"\n"
         with self.locked(path):
-            fd = open_for_write(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+            if not os.path.lexists(path):
+                # A new file appears whole, its metadata line and first message in it (temp, fsync,
+                # rename): a reader never finds it empty or half-written.
+                session.updated_at = _now()
+                atomic_write(path, session.metadata_line() + line, fsync=self.fsync)
+                session.messages.append(stored)
+                return stored
+            fd = open_for_write(path, os.O_RDWR | os.O_APPEND)
             try:
                 if os.fstat(fd).st_size == 0:
-                    # A new file starts with its metadata line, in the same single write as the
-                    # first message.
+                    # An empty file (another tool's) starts with its metadata line, in the same
+                    # single write as the first message.
                     session.updated_at = _now()
                     line = session.metadata_line() + line
                 else:
