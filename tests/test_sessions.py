@@ -422,3 +422,18 @@ def test_a_new_session_file_appears_with_its_metadata_line(sessions, monkeypatch
     sessions.append(s, {"role": "user", "content": "hi"})
     monkeypatch.setattr(os, "write", real_write)
     assert seen and all(b == b"<absent>" for b in seen)
+
+
+def test_reading_a_session_streams_its_lines(sessions, monkeypatch):
+    # a 200 MB session read whole took ~700 MB (its bytes, their lines, then the messages)
+    s = sessions.get_or_create("k")
+    for i in range(5):
+        sessions.append(s, {"role": "user", "content": f"m{i}"})
+    path = sessions.path_for("k")
+
+    def whole(self):  # type: ignore[no-untyped-def]
+        raise AssertionError(f"{self} read whole")
+
+    monkeypatch.setattr(type(path), "read_bytes", whole)
+    loaded = sessions.get_or_create("k")
+    assert [m["content"] for m in loaded.messages] == [f"m{i}" for i in range(5)]
