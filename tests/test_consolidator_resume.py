@@ -43,14 +43,14 @@ _CHILD = textwrap.dedent(
     cons = Consolidator(store, ModelClient(config), config)
     sessions = SessionStore(ws)
     seen = [0]
-    original = HistoryLog.append
+    original = HistoryLog.append_many
     def append(self, *args, **kwargs):
         cursor = original(self, *args, **kwargs)
         seen[0] += 1
         if where == "append" and seen[0] == kill_after:
             os.kill(os.getpid(), signal.SIGKILL)
         return cursor
-    HistoryLog.append = append
+    HistoryLog.append_many = append
     original_save = SessionStore.save_offset
     def save_offset(self, session, value):
         if where == "save" and seen[0] >= kill_after:
@@ -123,7 +123,7 @@ class Stop(BaseException):
 
 def test_a_signal_during_a_run_leaves_history_and_offset_resumable(tmp_path, model, monkeypatch):
     root = _workspace(tmp_path / "ws")
-    original = HistoryLog.append
+    original = HistoryLog.append_many
     seen = [0]
 
     def append(self, *args, **kwargs):
@@ -133,10 +133,10 @@ def test_a_signal_during_a_run_leaves_history_and_offset_resumable(tmp_path, mod
             raise Stop()
         return cursor
 
-    monkeypatch.setattr(HistoryLog, "append", append)
+    monkeypatch.setattr(HistoryLog, "append_many", append)
     with pytest.raises(Stop):
         _consolidate(root)
-    monkeypatch.setattr(HistoryLog, "append", original)
+    monkeypatch.setattr(HistoryLog, "append_many", original)
     # the third slice's entry is in history; the offset saved as the run ended covers two
     session = SessionStore(root).get_or_create("k")
     assert _entries(root) == 3 and 0 < session.last_consolidated < len(session.messages)
@@ -176,3 +176,28 @@ def test_a_long_run_saves_the_offset_once_not_per_slice(tmp_path, model, monkeyp
     monkeypatch.setattr(SessionStore, "save_offset", save_offset)
     _consolidate(root)
     assert _entries(root) >= 4 and saves == [2 * TURNS]
+
+
+def test_a_slices_entries_are_appended_in_one_write(tmp_path, monkeypatch):
+    # a signal between two entries of one slice left part of it in history, consolidated again
+    history = MemoryStore(tmp_path / "ws").history
+    writes: list[bytes] = []
+    real_write = os.write
+
+    def write(fd, data):  # type: ignore[no-untyped-def]
+        if os.path.realpath(f"/proc/self/fd/{fd}") == os.path.realpath(history.path):
+            writes.append(bytes(data))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+    cursors = history.append_many(
+        ["one", "two", "three"], "k", extras=[{"part": i} for i in (1, 2, 3)]
+    )
+    monkeypatch.setattr(os, "write", real_write)
+    assert cursors == [1, 2, 3] and len(writes) == 1 and writes[0].count(b"\n") == 3
+    got = history.read_since(0)
+    assert [(e.cursor, e.content, e.get("part")) for e in got] == [
+        (1, "one", 1),
+        (2, "two", 2),
+        (3, "three", 3),
+    ]

@@ -20,8 +20,8 @@ call. Each round, in this order:
 
 Each entry names the slice it came from (``resume``): a run that ends between 2 and 3 (a signal, a
 crash) is resumed by the next one past the slices history holds, so none goes into history twice
-(only a crash between two entries of one slice repeats that slice: a duplicate, never a loss). A
-raw fallback ends the rounds of that call (the model is failing; the next call tries again).
+(a slice's entries are appended in one write: all of them or none). A raw fallback ends the rounds
+of that call (the model is failing; the next call tries again).
 
 Every call is sized to the model's context window (``reverie.llm.window``): the budget above uses
 it, and a slice never carries more than half of it. When the provider still answers that the
@@ -398,9 +398,12 @@ class Consolidator:
             contents.extend(raw_entries(messages[start:end], fallback_stamp=stamp, owner=owner))
         # Each entry names its slice (reverie.consolidator.resume): a run that ends before the
         # offset is saved is resumed past it, never consolidated twice.
-        written: list[int] = []
-        for content, mark in zip(contents, slice_marks(messages, start, end, len(contents))):
-            written.append(self.store.history.append(content, session.key, extra={SLICE_KEY: mark}))
+        # One write for the slice's entries: a signal or a kill leaves all of them or none.
+        written = self.store.history.append_many(
+            contents,
+            session.key,
+            extras=[{SLICE_KEY: mark} for mark in slice_marks(messages, start, end, len(contents))],
+        )
         result.cursors.extend(written)
         # History first, then the offset (saved by the caller's _OffsetSaver).
         session.last_consolidated = end
