@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -80,32 +80,27 @@ def resume_offset(
     found: dict[tuple[int, int, str], tuple[int, set[int]]] = {}
     try:
         fd = os.open(history.path, os.O_RDONLY)
-    except FileNotFoundError:
-        return offset
+    except OSError:
+        return offset  # no history (or none readable): nothing to resume past
     try:
-        for _, raw in iter_lines_backward(fd, os.fstat(fd).st_size):
-            if raw is None:
-                continue
-            try:
-                entry = HistoryEntry.from_json(raw)
-            except BadLine:
-                continue
-            if entry.timestamp < bound:
-                break
-            mark = entry.extra.get(SLICE_KEY)
-            if entry.session_key not in keys or not isinstance(mark, dict):
-                continue
-            try:
-                start, end, digest = int(mark["from"]), int(mark["to"]), str(mark["digest"])
-                part, parts = int(mark["part"]), int(mark["parts"])
-            except (KeyError, TypeError, ValueError):
-                continue
-            if end <= offset:
-                break  # the offset already passed this slice, and every slice before it
-            held = found.setdefault((start, end, digest), (parts, set()))
-            held[1].add(part)
+        entries = list(_entries_since(fd, bound))
+    except OSError:
+        return offset  # unreadable: the run's own append reports it
     finally:
         os.close(fd)
+    for entry in entries:
+        mark = entry.extra.get(SLICE_KEY)
+        if entry.session_key not in keys or not isinstance(mark, dict):
+            continue
+        try:
+            start, end, digest = int(mark["from"]), int(mark["to"]), str(mark["digest"])
+            part, parts = int(mark["part"]), int(mark["parts"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if end <= offset:
+            break  # the offset already passed this slice, and every slice before it
+        held = found.setdefault((start, end, digest), (parts, set()))
+        held[1].add(part)
     while True:
         step = [
             end
@@ -119,3 +114,17 @@ def resume_offset(
         if not step:
             return offset
         offset = max(step)
+
+
+def _entries_since(fd: int, bound: str) -> Iterator[HistoryEntry]:
+    """The log's entries, newest first, down to the first one stamped before ``bound``."""
+    for _, raw in iter_lines_backward(fd, os.fstat(fd).st_size):
+        if raw is None:
+            continue
+        try:
+            entry = HistoryEntry.from_json(raw)
+        except BadLine:
+            continue
+        if entry.timestamp < bound:
+            return
+        yield entry
