@@ -12,13 +12,16 @@ call. Each round, in this order:
    believed only of a slice in which the user said nothing; ``(unsure)``, or facts that leave
    something the user said unaccounted for, append the user's and the assistant's messages of the
    slice as well, so what the model did not state as a sure fact is still in history);
-3. only then advance ``last_consolidated`` in the session file;
+3. only then advance ``last_consolidated``: in memory each round, in the session file at the end of
+   the call (and between rounds only when the last save is long past: ``_OffsetSaver``; a save
+   rewrites the file);
 4. keep a reply that was not trusted as it came, with its request and the cursors written for it
    (``reverie.llm.replylog``).
 
-A crash between 2 and 3 consolidates that slice again on the next run: a duplicate in history, never
-a lost slice. A raw fallback ends the rounds of that call (the model is failing; the next call tries
-again).
+Each entry names the slice it came from (``resume``): a run that ends between 2 and 3 (a signal, a
+crash) is resumed by the next one past the slices history holds, so none goes into history twice
+(a slice's entries are appended in one write: all of them or none). A raw fallback ends the rounds
+of that call (the model is failing; the next call tries again).
 
 Every call is sized to the model's context window (``reverie.llm.window``): the budget above uses
 it, and a slice never carries more than half of it. When the provider still answers that the
@@ -33,6 +36,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +56,7 @@ from ..storage.locking import Lock, lock_path
 from ..storage.sessions import Session, SessionStore
 from ..storage.store import WorkspaceStore
 from .estimate import PromptEstimator, model_view
+from .resume import SLICE_KEY, resume_offset, slice_marks
 from .slicing import pick_slice, safe_ends
 from .summary import CONTEXT_MESSAGES, SummaryReply, summarise
 
@@ -275,6 +280,23 @@ class Consolidator:
         # meanwhile.
         estimate = self.estimate_tokens(session) if not everything else result.estimate_before
         tokens_of = _TokenMemo()
+        saver = _OffsetSaver(self.sessions, session)
+        try:
+            await self._round_loop(session, result, everything, estimate, tokens_of, saver)
+        finally:
+            # on a signal too (asyncio.run cancels the task: this runs): history and the offset
+            # agree when the run ends
+            saver.flush()
+
+    async def _round_loop(
+        self,
+        session: Session,
+        result: ConsolidationResult,
+        everything: bool,
+        estimate: int,
+        tokens_of: _TokenMemo,
+        saver: _OffsetSaver,
+    ) -> None:
         while True:
             start = session.last_consolidated
             if everything:
@@ -300,12 +322,15 @@ class Consolidator:
                     result.stop = "no-safe-slice"
                     return
                 end = picked
-            if not await self._consolidate_slice(
-                session, start, end, result, rest_if_raw=everything
-            ):
-                if not everything:
-                    result.stop = "raw-fallback"
-                    return
+            entries = len(result.cursors)
+            ok = await self._consolidate_slice(session, start, end, result, rest_if_raw=everything)
+            if len(result.cursors) == entries:
+                saver.flush()  # no entry names this slice: only the offset says it is done
+            else:
+                saver.maybe_save()
+            if not ok and not everything:
+                result.stop = "raw-fallback"
+                return
             if not everything:
                 # Subtract the slice (cheap, proportional to the slice); count exactly only once it
                 # looks done, so a round costs O(slice), not O(session) with a real tokenizer.
@@ -349,19 +374,20 @@ class Consolidator:
         reply, end = await self._summarise_fitting(session, start, end, stamp, owner, rest_if_raw)
         result.usage = result.usage + reply.usage
         result.rounds += 1
-        written: list[int] = []
+        contents: list[str] = []
         if reply.ok:
             if reply.facts is None and not reply.unsure:
                 result.nothing_rounds += 1
             if reply.facts is not None:
-                written.append(self.store.history.append(reply.facts, session.key))
+                contents.append(reply.facts)
             if reply.unsure:  # the words themselves stay in history
-                for entry in raw_entries(
-                    _conversation_only(messages[start:end], owner),
-                    fallback_stamp=stamp,
-                    owner=owner,
-                ):
-                    written.append(self.store.history.append(entry, session.key))
+                contents.extend(
+                    raw_entries(
+                        _conversation_only(messages[start:end], owner),
+                        fallback_stamp=stamp,
+                        owner=owner,
+                    )
+                )
                 result.kept_raw += 1
         else:
             result.failures.append(reply.failure or "")
@@ -369,12 +395,18 @@ class Consolidator:
             if rest_if_raw:
                 # the model is failing: the rest goes in raw rather than call it again
                 end = len(messages)
-            for entry in raw_entries(messages[start:end], fallback_stamp=stamp, owner=owner):
-                written.append(self.store.history.append(entry, session.key))
+            contents.extend(raw_entries(messages[start:end], fallback_stamp=stamp, owner=owner))
+        # Each entry names its slice (reverie.consolidator.resume): a run that ends before the
+        # offset is saved is resumed past it, never consolidated twice.
+        # One write for the slice's entries: a signal or a kill leaves all of them or none.
+        written = self.store.history.append_many(
+            contents,
+            session.key,
+            extras=[{SLICE_KEY: mark} for mark in slice_marks(messages, start, end, len(contents))],
+        )
         result.cursors.extend(written)
-        # History first, then the offset: a crash in between consolidates this slice again, never
-        # loses it.
-        self.sessions.save_offset(session, end)
+        # History first, then the offset (saved by the caller's _OffsetSaver).
+        session.last_consolidated = end
         result.archived.append(end - start)
         result.offsets.append(end)
         self._keep(reply, session.key, written, result)
@@ -462,6 +494,28 @@ class Consolidator:
         if kept:
             result.kept_replies.append(kept)
 
+    def _resume(self, session: Session) -> None:
+        """Advance the offset over the slices an interrupted run put in history without saving
+        the offset (``reverie.consolidator.resume``), and save it."""
+        if session.path is None or session.last_consolidated >= len(session.messages):
+            return
+        offset = resume_offset(
+            self.store.history,
+            session.key,
+            session.messages,
+            session.last_consolidated,
+            session.updated_at,
+        )
+        if offset > session.last_consolidated:
+            log.info(
+                "session %s: messages %d..%d were already in history (a run ended before saving "
+                "its offset); resuming after them",
+                session.key,
+                session.last_consolidated,
+                offset,
+            )
+            self.sessions.save_offset(session, offset)
+
     def _adopt_disk_offset(self, session: Session) -> None:
         """If another process appended, consolidated further or rewrote the file meanwhile, start
         from the file (no double consolidation, no clear of what was never consolidated)."""
@@ -513,9 +567,39 @@ class Consolidator:
                 raise _Busy() from None
             try:
                 self._adopt_disk_offset(session)
+                self._resume(session)
                 yield
             finally:
                 lock.release()
+
+
+class _OffsetSaver:
+    """Saves a session's offset during a run: at its end, and between slices only when the last
+    save is long past (``SAVE_EVERY`` seconds, and at least ``SAVE_COST_RATIO`` times what the last
+    save took), so a long run of a big session does not rewrite its file per slice. Slices
+    consolidated since the last save are found again in history by the next run (``resume``)."""
+
+    SAVE_EVERY = 10.0
+    SAVE_COST_RATIO = 20.0
+
+    def __init__(self, sessions: SessionStore, session: Session) -> None:
+        self.sessions = sessions
+        self.session = session
+        self.saved = session.last_consolidated
+        self.next_at = time.monotonic() + self.SAVE_EVERY
+
+    def maybe_save(self) -> None:
+        if time.monotonic() >= self.next_at:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.session.last_consolidated == self.saved:
+            return
+        began = time.monotonic()
+        self.sessions.save_offset(self.session, self.session.last_consolidated)
+        self.saved = self.session.last_consolidated
+        now = time.monotonic()
+        self.next_at = now + max(self.SAVE_EVERY, self.SAVE_COST_RATIO * (now - began))
 
 
 class _Busy(Exception):

@@ -16,19 +16,19 @@ One JSON object per line, UTF-8, ``\\n``-terminated::
 
 Durability and recovery:
 
-- An append writes the whole line in one ``write`` on an ``O_APPEND`` descriptor under a
-  cross-process lock (an ``flock`` on ``history.jsonl.lock``) and fdatasyncs by default. The next
-  cursor is one more than the largest of: every cursor in the log (not only the last line's: a
-  writer that takes no lock, like nanobot, can leave ``100`` then ``5``), the ``.cursor`` hint and
-  the Dream cursor. So a stale, missing or corrupt ``.cursor`` or an out-of-order log never causes a
-  reused cursor. The scan reads every ``"cursor": <n>`` key in the file (at most 18 digits), so a
-  line readers skip can only make the next cursor larger, never smaller. Only the bytes appended
-  since the last scan are read: this instance's, or the checkpoint in ``history.jsonl.maxcursor``
-  (``inode offset max digest-of-the-bytes-before-offset late-offsets digest-of-the-line``, a hint
-  rewritten after each 64 KiB scanned and whenever a late line is found), trusted only while the
-  file's inode and those bytes are unchanged. The scan also notes the late lines (a cursor key not
-  above every one before it): ``read_since`` bisects the others and steps over those. ``.cursor`` is
-  updated in place without fsync: it is a hint.
+- An append writes the whole line (``append_many``: all its lines) in one ``write`` on an
+  ``O_APPEND`` descriptor under a cross-process lock (an ``flock`` on ``history.jsonl.lock``) and
+  fdatasyncs by default. The next cursor is one more than the largest of: every cursor in the log
+  (not only the last line's: a writer that takes no lock, like nanobot, can leave ``100`` then
+  ``5``), the ``.cursor`` hint and the Dream cursor. So a stale, missing or corrupt ``.cursor`` or
+  an out-of-order log never causes a reused cursor. The scan reads every ``"cursor": <n>`` key in
+  the file (at most 18 digits), so a line readers skip can only make the next cursor larger, never
+  smaller. Only the bytes appended since the last scan are read: this instance's, or the checkpoint
+  in ``history.jsonl.maxcursor`` (``inode offset max digest-of-the-bytes-before-offset late-offsets
+  digest-of-the-line``, a hint rewritten after each 64 KiB scanned and whenever a late line is
+  found), trusted only while the file's inode and those bytes are unchanged. The scan also notes the
+  late lines (a cursor key not above every one before it): ``read_since`` bisects the others and
+  steps over those. ``.cursor`` is updated in place without fsync: it is a hint.
 - A crash mid-append can leave a torn tail (a last line without ``\\n``). The next append repairs it
   first: a complete JSON object just gets its newline; anything else moves to ``history.jsonl.torn``
   (with a warning), so the next entry is never glued onto garbage.
@@ -337,7 +337,24 @@ class HistoryLog:
         extra: Mapping[str, Any] | None = None,
     ) -> int:
         """Append one entry durably and return its cursor."""
-        text = self.prepare_content(content)
+        return self.append_many([content], session_key, timestamp=timestamp, extras=[extra])[0]
+
+    def append_many(
+        self,
+        contents: Sequence[str],
+        session_key: str | None = None,
+        *,
+        timestamp: str | None = None,
+        extras: Sequence[Mapping[str, Any] | None] | None = None,
+    ) -> list[int]:
+        """Append entries durably in one ``write`` (a signal or a killed process leaves all of them
+        or none) and return their cursors."""
+        if not contents:
+            return []
+        texts = [self.prepare_content(content) for content in contents]
+        extras = list(extras) if extras is not None else [None] * len(texts)
+        if len(extras) != len(texts):
+            raise ValueError("append_many: one extra per content")
         stamp = timestamp or format_timestamp()
         if session_key is not None:
             if not isinstance(session_key, str):
@@ -359,15 +376,17 @@ class HistoryLog:
                 fd = open_for_write(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
                 try:
                     self._repair_tail(fd)
-                    cursor = self._last_cursor_locked(fd) + 1
+                    first = self._last_cursor_locked(fd) + 1
+                    cursor = first + len(texts) - 1
                     if cursor > MAX_CURSOR:
                         raise HistoryError(
                             f"cannot append to {self.path}: its cursors "
                             f"reached the largest one ({MAX_CURSOR})"
                         )
-                    line = HistoryEntry(
-                        cursor, stamp, text, session_key, dict(extra or {})
-                    ).to_json()
+                    line = b"".join(
+                        HistoryEntry(first + i, stamp, text, session_key, dict(x or {})).to_json()
+                        for i, (text, x) in enumerate(zip(texts, extras))
+                    )
                     write_all(fd, line)
                     if self.fsync:
                         datasync(fd)
@@ -396,7 +415,7 @@ class HistoryLog:
                     self.path,
                     exc.strerror or exc,
                 )
-        return cursor
+        return list(range(first, cursor + 1))
 
     def _repair_tail(self, fd: int) -> None:
         if repair_torn_tail(fd, self.path, self.torn_path, _is_entry, fsync=self.fsync):

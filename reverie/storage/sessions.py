@@ -36,7 +36,9 @@ then one message per line, in the chat format, oldest first::
 Durability (one comment per write says which rule it follows):
 
 - Messages are appended as they come: one ``write`` of the whole line on an ``O_APPEND`` descriptor,
-  under the session's lock (``<file>.lock``, across threads and processes), fsynced. A torn last
+  under the session's lock (``<file>.lock``, across threads and processes), fsynced; an append reads
+  nothing of the file. A new file is created whole (temp, fsync, rename) with its metadata line and
+  first message, so a reader never finds it empty. A torn last
   line left by a crash is repaired before the next append (see
   ``reverie.storage.history.repair_torn_tail``; garbage goes to ``<file>.torn``).
 - ``last_consolidated`` lives in the metadata line, as nanobot keeps it, so nanobot reads the same
@@ -53,20 +55,22 @@ Durability (one comment per write says which rule it follows):
   another process after the consolidation was taken are carried over, and unreadable lines are saved
   to ``<file>.corrupt``.
 
-Reading takes no lock. Bad lines (not JSON, not an object, no string ``role``) are skipped with one
-warning per kind; lines with invalid UTF-8 are decoded with U+FFFD and kept; an unterminated last
-line is an append in flight.
+Reading takes no lock and streams the file (one line's bytes at a time). An empty file is a session
+not created yet (another tool's creation in flight). Bad lines (not JSON, not an object, no string
+``role``) are skipped with one warning per kind; lines with invalid UTF-8 are decoded with U+FFFD
+and kept; an unterminated last line is an append in flight.
 """
 
 from __future__ import annotations
 
 import builtins
 import hashlib
+import io
 import logging
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -280,18 +284,44 @@ class _Parsed:
     messages: list[dict[str, Any]]
     rest: list[bytes]
     bad: list[bytes]
+    complete: bool = True  # the file holds at least one complete (newline-ended) line
 
 
 def _parse_lines(data: bytes, origin: str) -> _Parsed:
-    lines = data.split(b"\n")
-    # b"" after a final newline; otherwise an unterminated line (an append in flight)
-    tail = lines.pop()
+    return _parse_stream(io.BytesIO(data), origin)
+
+
+def _parse_stream(lines: Iterable[bytes], origin: str, *, keep_raw: bool = True) -> _Parsed:
+    """Parse a session file's lines (each with its ``\n``, the last one perhaps without), one at a
+    time: reading a file through this holds one line's bytes, not the file's. ``keep_raw=False``
+    (a reader that only wants the messages) keeps no raw lines (``rest`` and ``bad`` empty)."""
     meta: dict[str, Any] | None = None
     messages: list[dict[str, Any]] = []
     rest: list[bytes] = []
     bad: list[bytes] = []
     problems: Counter[str] = Counter()
-    for i, raw in enumerate(lines):
+    complete = False
+    for i, line in enumerate(lines):
+        if not line.endswith(b"\n"):
+            # the unterminated last line: an append in flight, or torn
+            if line.strip():
+                obj, _ = _load_line(line)
+                if (
+                    obj is not None
+                    and obj.get("_type") != "metadata"
+                    and isinstance(obj.get("role"), str)
+                ):
+                    messages.append(obj)  # a complete line that only lacks its newline
+                    if keep_raw:
+                        rest.append(line)
+                else:
+                    log.debug(
+                        "%s: ignoring an unterminated last line (an append in flight, or torn)",
+                        origin,
+                    )
+            break
+        complete = True
+        raw = line[:-1]
         if not raw.strip():
             continue
         obj, problem = _load_line(raw)
@@ -303,26 +333,19 @@ def _parse_lines(data: bytes, origin: str) -> _Parsed:
             else:
                 problems["extra metadata line"] += 1
             continue
-        rest.append(raw)
+        if keep_raw:
+            rest.append(raw)
         if problem == "invalid UTF-8":
             problems["invalid UTF-8 (decoded with U+FFFD)"] += 1
         if obj is None or not isinstance(obj.get("role"), str):
             problems[problem or "message without a string role"] += 1
-            bad.append(raw)
+            if keep_raw:
+                bad.append(raw)
             continue
         messages.append(obj)
-    if tail.strip():
-        obj, _ = _load_line(tail)
-        if obj is not None and obj.get("_type") != "metadata" and isinstance(obj.get("role"), str):
-            messages.append(obj)  # a complete line that only lacks its newline
-            rest.append(tail)
-        else:
-            log.debug(
-                "%s: ignoring an unterminated last line (an append in flight, or torn)", origin
-            )
     for kind, n in problems.items():
         log.warning("%s: %d line(s): %s; skipped or repaired", origin, n, kind)
-    return _Parsed(meta, messages, rest, bad)
+    return _Parsed(meta, messages, rest, bad, complete)
 
 
 def _load_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
@@ -443,12 +466,14 @@ class SessionStore:
     def load(self, path: Path) -> Session | None:
         """The session in ``path``, or None when it does not exist."""
         try:
-            data = Path(path).read_bytes()
+            with open(path, "rb") as f:  # streamed: one line's bytes at a time, not the file's
+                parsed = _parse_stream(f, str(path), keep_raw=False)
         except FileNotFoundError:
             return None
         except OSError as exc:
             raise SessionError(f"{path} cannot be read: {exc.strerror}") from exc
-        parsed = _parse_lines(data, str(path))
+        if not parsed.complete and parsed.meta is None and not parsed.messages:
+            return None  # created by another tool that has not written its first line yet
         meta = parsed.meta or {}
         if parsed.meta is None and parsed.messages:
             log.warning("%s: no metadata line; starting from offset 0", path)
@@ -575,11 +600,18 @@ class SessionStore:
         path = self._path_of(session)
         line = orjson.dumps(stored) + b"\n"
         with self.locked(path):
-            fd = open_for_write(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+            if not os.path.lexists(path):
+                # A new file appears whole, its metadata line and first message in it (temp, fsync,
+                # rename): a reader never finds it empty or half-written.
+                session.updated_at = _now()
+                atomic_write(path, session.metadata_line() + line, fsync=self.fsync)
+                session.messages.append(stored)
+                return stored
+            fd = open_for_write(path, os.O_RDWR | os.O_APPEND)
             try:
                 if os.fstat(fd).st_size == 0:
-                    # A new file starts with its metadata line, in the same single write as the
-                    # first message.
+                    # An empty file (another tool's) starts with its metadata line, in the same
+                    # single write as the first message.
                     session.updated_at = _now()
                     line = session.metadata_line() + line
                 else:
