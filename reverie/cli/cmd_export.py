@@ -26,7 +26,15 @@ def run(args: argparse.Namespace) -> int:
     dest = args.file or f"reverie-{ws.root.name}-{date.today().isoformat()}.tar.gz"
     result = export_bundle(ws, dest)
     if args.json:
-        emit_json({"path": str(result.path), "files": result.files, "bytes": result.bytes})
+        skipped = [{"item": s.item, "reason": s.reason} for s in result.skipped]
+        emit_json(
+            {
+                "path": str(result.path),
+                "files": result.files,
+                "bytes": result.bytes,
+                "skipped": skipped,  # as `import --json` names them; the text run warns
+            }
+        )
     else:
         console.print(
             f"exported {result.files} files ({result.bytes:,} bytes) to [bold]{result.path}[/]"

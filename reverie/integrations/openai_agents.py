@@ -49,7 +49,7 @@ from agents.memory import SessionSettings
 from pydantic import ValidationError
 
 from ..memory import Memory
-from ..text.safety import unstorable
+from ..text.safety import unstorable, unusable_key
 from . import _tools
 
 __all__ = ["ReverieSession", "memory_instructions", "memory_tools", "to_message", "ITEM_KEY"]
@@ -144,11 +144,23 @@ class ReverieSession:
     session_settings: SessionSettings | None = None
 
     def __init__(
-        self, session_id: str, memory: Memory, *, settings: SessionSettings | None = None
+        self,
+        session_id: str,
+        memory: Memory,
+        *,
+        settings: SessionSettings | dict[str, Any] | None = None,
     ) -> None:
+        # Refused here, with the SDK's own error for a misuse (``UserError``), rather than from
+        # the run's first ``get_items`` as a Reverie error the SDK's caller does not expect.
+        why = unusable_key(session_id)
+        if why is not None:
+            raise UserError(f"session_id {why}")
         self.session_id = session_id
         self.memory = memory
-        self.session_settings = settings
+        # a dict is taken as the SDK's own sessions take one (``SessionSettings(**settings)``)
+        self.session_settings = (
+            SessionSettings(**settings) if isinstance(settings, dict) else settings
+        )
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The items not in history yet, oldest first (the newest ``limit``, or the settings')."""

@@ -45,8 +45,9 @@ log = logging.getLogger(__name__)
 class _Served:
     """One scope's running MCP app, with its requests in flight and the time it was last used."""
 
-    def __init__(self, app: Any, memory: Any) -> None:
-        self.app = app
+    def __init__(self, app: Any, memory: Any, handler: Any = None) -> None:
+        self.app = app  # its lifespan runs as long as it serves
+        self.handler = handler or app  # what answers its requests (``app`` behind AnswerInvalid)
         self.memory = memory
         self.ready = anyio.Event()
         self.stop = anyio.Event()
@@ -92,7 +93,7 @@ class ScopeRouter:
             return
         served = await self._app_for(bound)
         try:
-            await served.app(scope, receive, send)
+            await served.handler(scope, receive, send)
         finally:
             served.in_flight -= 1
             served.last_used = time.monotonic()
@@ -148,13 +149,14 @@ class ScopeRouter:
                 self.evict_idle()
 
     def _start(self, scope: Scope) -> _Served:
-        from .server import build_server
+        from .server import AnswerInvalid, build_server
 
         if self._tg is None:
             raise RuntimeError("the router serves only while its ASGI lifespan runs")
         memory = open_memory(root=self.root.root, user=scope.user, agent=scope.agent)
         server = build_server(memory)
-        served = _Served(server.streamable_http_app(host=self.host), memory)
+        app = server.streamable_http_app(host=self.host)
+        served = _Served(app, memory, AnswerInvalid(app))
         self._tg.start_soon(self._run, served)
         return served
 

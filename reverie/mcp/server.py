@@ -19,7 +19,6 @@ signatures: after every write tool (at once) and every ``interval`` seconds (so 
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 import os
 import re
@@ -33,7 +32,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
-from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, PARSE_ERROR
 from mcp_types import EmptyResult, SubscribeRequestParams, ToolAnnotations, UnsubscribeRequestParams
 from pydantic import Field, ValidationError
 
@@ -780,9 +779,11 @@ async def _run_stdio(server: MCPServer) -> None:
     from mcp.server.stdio import stdio_server
 
     low = server._lowlevel_server  # noqa: SLF001 (as run_stdio_async does)
-    # stdin through a descriptor of its own (decoded as the SDK's own reader does), never closed
-    # here: a worker thread may still be blocked reading it, and sys.stdin stays as it was
-    wire = io.TextIOWrapper(os.fdopen(os.dup(0), "rb"), encoding="utf-8", errors="replace")
+    # stdin through a descriptor of its own, read as bytes (the SDK's own reader decodes them with
+    # U+FFFD for a byte that is not UTF-8, so a request would be served, and stored, as other text
+    # than was sent: ``_Lines`` decodes each line strictly instead), never closed here: a worker
+    # thread may still be blocked reading it, and sys.stdin stays as it was
+    wire = os.fdopen(os.dup(0), "rb")
     lines = _Lines(anyio.wrap_file(wire))
     async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
         lines.attach(write)
@@ -800,10 +801,14 @@ async def _send_error(write: Any, code: int, ident: str | int | None, why: str) 
 
 
 class _Lines:
-    """stdin's lines as the SDK reads them, less the requests whose id MCP does not allow: the SDK
-    reads ``{"method": "ping", "id": 1.5}`` (or ``"id": null``, ``true``) as a notification, drops
-    the id and never answers, so the client waits forever. Such a line is answered here instead,
-    under id null with JSON-RPC's invalid-request code (``_reply_to``), and not handed on."""
+    """stdin's lines (bytes) as text for the SDK, less two kinds of line, each answered here and
+    not handed on. A line that is not UTF-8 gets JSON-RPC's parse error (-32700: JSON text is
+    UTF-8), under the request's id when the rest of the line names one, else under id null
+    (``_not_utf8_reply``); the SDK's own reader would read such a byte as U+FFFD and serve the
+    request as other text than was sent. A request whose id MCP does not allow: the SDK reads
+    ``{"method": "ping", "id": 1.5}`` (or ``"id": null``, ``true``) as a notification, drops the id
+    and never answers, so the client waits forever; it is answered under id null with JSON-RPC's
+    invalid-request code (``_reply_to``)."""
 
     def __init__(self, source: Any) -> None:
         self._source = source
@@ -818,7 +823,15 @@ class _Lines:
         return self._lines()
 
     async def _lines(self) -> AsyncIterator[str]:
-        async for line in self._source:
+        async for raw in self._source:
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                ident, why = _not_utf8_reply(raw, exc)
+                log.warning("MCP: %s", why)
+                await self._ready.wait()
+                await _send_error(self._write, PARSE_ERROR, ident, why)
+                continue
             # only a line that may hold an id is read twice (a key may be written escaped)
             maybe = '"id"' in line or "\\u" in line
             request = _loads_escaped(line) if maybe else _UNPARSED
@@ -829,6 +842,25 @@ class _Lines:
             log.warning("MCP: %s", why)
             await self._ready.wait()
             await _send_error(self._write, _reply_to(request)[0] or 0, None, why)
+
+
+def _not_utf8_reply(raw: bytes, exc: UnicodeDecodeError) -> tuple[str | int | None, str]:
+    """The id to answer a line that is not UTF-8 under, and why it is refused. The id is the
+    request's when the line, its bad bytes aside, is a request whose id is a string or an integer
+    that is UTF-8 itself (the client then learns which of its calls failed); else None (JSON-RPC
+    2.0, section 5.1: null when the id cannot be told)."""
+    from ..text.utf8 import not_utf8, undecodable
+
+    why = f"the line is {not_utf8(raw, exc)}: send JSON-RPC messages as UTF-8 text"
+    request = _loads_escaped(raw.decode("utf-8", "surrogateescape"))
+    if not isinstance(request, dict) or "method" not in request:
+        return None, why
+    ident = request.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, str | int):
+        return None, why
+    if isinstance(ident, str) and undecodable(ident) is not None:
+        return None, why
+    return ident, why
 
 
 #: Longest wait, once stdin is closed, for the calls already received to finish and be answered.
@@ -1080,6 +1112,83 @@ def _strings(value: Any, limit: int = 100_000) -> list[str]:
     return out
 
 
+class AnswerInvalid:
+    """ASGI middleware before the SDK's streamable HTTP app: a POSTed message the SDK would not
+    answer as JSON-RPC 2.0 says is answered here, as over stdio (``_reply_to``, ``_unreadable``),
+    and never reaches it. The SDK (``mcp`` 2.3.0) takes a request whose id MCP does not allow
+    (``1.5``, ``null``, ``true``) for a notification, answers 202 and nothing else, so the client
+    waits forever; it answers a body that is JSON but no message (``[1, 2]``, a ``method`` that is
+    not a string) with -32602, invalid *params*. Both get 400 with an invalid-request error
+    (-32600) under id null, or under the request's id when it is one. What the SDK answers
+    rightly (a body that is not JSON or not UTF-8: -32700) and every other request pass through
+    as they came; the SDK offers no hook for either answer (its POST handler validates and replies
+    in one method), hence a layer in front of it."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # the client left: the SDK sees it too
+                break
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        refused = _http_refusal(body)
+        if refused is not None:
+            code, ident, why = refused
+            log.warning("MCP: %s", why)
+            await _json_error(send, code, ident, why)
+            return
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _http_refusal(body: bytes) -> tuple[int, str | int | None, str] | None:
+    """The error code, id and reason to answer ``body`` with here, or None to hand it to the SDK
+    (see ``AnswerInvalid``)."""
+    from mcp.types import jsonrpc_message_adapter
+
+    try:
+        request = _loads_escaped(body.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None  # the SDK answers it: -32700
+    if request is _UNPARSED:
+        return None
+    if _id_not_allowed(request):
+        return _reply_to(request)[0] or 0, None, _unreadable(request, None)
+    try:
+        jsonrpc_message_adapter.validate_python(request, by_name=False)
+    except ValidationError as exc:
+        code, ident = _reply_to(request)
+        if code is None:  # a broken response or notification: the SDK's 400 says so
+            return None
+        return code, ident, _unreadable(request, exc)
+    except RecursionError:
+        return _reply_to(_TOO_DEEP)[0] or 0, None, _unreadable(_TOO_DEEP, None)
+    return None
+
+
+async def _json_error(send: Any, code: int, ident: str | int | None, why: str) -> None:
+    """One JSON-RPC error as an HTTP 400 response."""
+    body = orjson.dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": why}})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 400, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 def serve_http(
     workspace: Workspace | str | os.PathLike[str] | Memory,
     *,
@@ -1104,7 +1213,7 @@ def serve_http(
     except BaseException:
         sock.close()
         raise
-    app: Any = server.streamable_http_app(host=host)
+    app: Any = AnswerInvalid(server.streamable_http_app(host=host))
     if token:
         app = BearerAuth(app, token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")

@@ -731,13 +731,19 @@ class Memory(MemoryVerbs):
 
     afiles = twin(files)
 
-    def read(self, path: str) -> str:
+    def read(self, path: str, *, exact: bool = False) -> str:
         """A memory file's text: SOUL.md, USER.md, memory/MEMORY.md, or a dated note or archive file
         under memory/. Anything else (history, cursors, state, a path out) is refused with
-        ``UnsafePathError``."""
+        ``UnsafePathError``. A byte that is not UTF-8 reads as U+FFFD (as the agent reads it), or,
+        with ``exact``, as the lone surrogate ``surrogateescape`` makes of it (U+DC80–U+DCFF), so
+        the text is the file byte for byte (``content_id`` of it is the file's) and ``write``
+        refuses it back rather than storing other bytes: what an editor that must never write back
+        what it could not read (the web UI) reads."""
         rel = memory_path(check_text("path", path))
         if rel not in memory_files(self.workspace):
             raise WorkspaceError(f"{rel} does not exist")
+        if exact:
+            return self.workspace.read_bytes(rel).decode("utf-8", "surrogateescape")
         return self.workspace.read(rel)
 
     aread = twin(read)

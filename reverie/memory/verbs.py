@@ -327,8 +327,8 @@ class MemoryVerbs:
         return wanted
 
     def _kept(self, items: Sequence[MemoryItem], wanted: Mapping[str, Any]) -> list[MemoryItem]:
-        """``items`` whose ``add`` carried every value of ``wanted`` (a memory line carries none:
-        with a filter, only the history entries that carry it are kept)."""
+        """``items`` whose ``add`` carried every value of ``wanted`` (a memory line: what every
+        history entry it was learnt from carried, ``reverie.operations.items.carried``)."""
         if not wanted:
             return list(items)
         from ..operations import items as _items
@@ -447,8 +447,9 @@ class MemoryVerbs:
         memory/MEMORY.md (``active``), then the history entries Dream has not read yet that state
         something (``pending``); at most ``limit`` (``top_k``). ``user_id`` / ``agent_id`` (as
         arguments or in ``filters``) must be this memory's. With ``run_id`` or another key of
-        ``filters``: what ``add`` recorded carrying that value — its history entries (read or not)
-        and its conversation's messages (a memory line carries no metadata)."""
+        ``filters``: the lines of memory learnt from what ``add`` recorded carrying that value
+        (every history entry behind the line carried it), then those history entries (read or
+        not) and its conversation's messages."""
         from ..operations import items as _items
 
         wanted = self._scope(filters, user_id, agent_id, run_id)
@@ -457,7 +458,8 @@ class MemoryVerbs:
             return _results(_items.get_all(self.runtime, limit=size))
         user = self.runtime.scope[1].user if self.runtime.scope else self._workspace_user()
         keys = ["mem0", *([f"mem0:{user}"] if user else [])]  # add's keys, without a user and with
-        return _results(self._kept(_items.added(self.runtime, keys), wanted)[:size])
+        chosen = [*_items.active_items(self.runtime).values(), *_items.added(self.runtime, keys)]
+        return _results(self._kept(chosen, wanted)[:size])
 
     aget_all = twin(get_all, here=True)
 

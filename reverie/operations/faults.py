@@ -233,10 +233,11 @@ def _prompt_file(workspace: Workspace, rel: str) -> list[Fault]:
         out.append(
             Fault(
                 rel,
-                f"is not valid UTF-8 (line {line}, byte {exc.start}): each bad byte is read "
-                "(by the agent too) and shown as U+FFFD",
-                "edit the file and save it again (edit file on the Memory screen writes it "
-                "back as UTF-8)",
+                f"is not valid UTF-8 (line {line}, byte {exc.start}): the agent reads each bad "
+                "byte as U+FFFD; the web UI shows it as an escape (\\xE9) and does not save "
+                "the file, which would lose it",
+                "convert the file to UTF-8 (for Latin-1 text: iconv -f latin1 -t utf-8) and "
+                "save it in its place",
                 severe=False,
             )
         )

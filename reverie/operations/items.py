@@ -498,7 +498,8 @@ def get(rt: Services, memory_id: str) -> MemoryItem | None:
 
 def carried(rt: Services, item: MemoryItem) -> dict[str, Any]:
     """What ``add`` stored beside ``item`` (its ids, ``metadata``): a history entry's extra fields,
-    a conversation message's own; a memory line carries none."""
+    a conversation message's own; a memory line, what every history entry behind it carried
+    (``_line_carried``)."""
     said = re.fullmatch(r"c(\d{1,9}):(.+)", item.id, re.S)
     if said:
         message = _message(rt, said.group(2), int(said.group(1))) or {}
@@ -506,7 +507,43 @@ def carried(rt: Services, item: MemoryItem) -> dict[str, Any]:
     if re.fullmatch(r"h\d{1,18}", item.id):
         full = get(rt, item.id)
         return dict(full.metadata) if full is not None else {}
+    if item.state == "active" and _ID.match(item.id):
+        return _line_carried(rt, item)
     return dict(item.metadata) if item.state in ("pending", "dreamed") else {}
+
+
+def _line_carried(rt: Services, item: MemoryItem) -> dict[str, Any]:
+    """What a memory line carries from the ``add`` calls it was learnt from: the commit that wrote
+    it (``GitStore.why``) names the history entries its Dream run read, and the line carries a
+    key's value (an id, a metadata key) only when every one of those entries carried that same
+    value: a run that read two adds with different metadata cannot say which one the line came
+    from, so it carries neither (precision first: a filter then leaves it out). A line written by
+    hand, by ``update`` or before any ``add`` carries nothing."""
+    if not rt.git.exists:
+        return {}
+    origins = [
+        p
+        for p in rt.git.why(item.memory)
+        if p.path == item.path and bare_line(strip_age(p.line)[0]) == item.memory
+    ]
+    ranges = {p.cursor_range for p in origins}
+    if len(ranges) != 1 or None in ranges:
+        return {}
+    first, last = next(iter(ranges))  # type: ignore[misc]  # None is ruled out above
+    entries = rt.store.history.read_since(first - 1, last - first + 1)
+    if not entries:
+        return {}
+    common: dict[str, Any] | None = None
+    for entry in entries:
+        extra = dict(entry.extra or {})
+        flat = {**{k: v for k, v in extra.items() if k != "metadata"}}
+        meta = extra.get("metadata")
+        flat.update({f"metadata.{k}": v for k, v in meta.items()} if isinstance(meta, dict) else {})
+        common = flat if common is None else {k: v for k, v in common.items() if flat.get(k) == v}
+    kept = common or {}
+    out = {k: v for k, v in kept.items() if not k.startswith("metadata.")}
+    meta = {k[len("metadata.") :]: v for k, v in kept.items() if k.startswith("metadata.")}
+    return {**out, **({"metadata": meta} if meta else {})}
 
 
 def _memory_file(rt: Services, path: str) -> bool:

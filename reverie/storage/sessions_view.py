@@ -12,6 +12,14 @@ total a page shows need it), then, for the next page of the same file, only what
 since (the last scans are kept by inode, checked against the bytes at the file's start and
 around where the scan ended).
 
+Counting is lazy: opening a view reads the metadata line only, and the count is taken when it is
+first needed (``len``). The newest page of a file too large to count at once
+(``MessageLines.countless``: over `COUNT_AT_ONCE` bytes, and no scan of it kept) is read from the
+file's end instead (``MessageLines.newest``: about the bytes of the messages shown), and whether
+its messages are consolidated from the file's start up to where the consolidated ones end
+(``MessageLines.offset_of``, within `CONSOLIDATED_REACH` bytes): a 2 GB conversation opens on its
+newest page without being read whole; paging back from it counts the file once.
+
 Message ``i`` is line ``i`` after the metadata line, as the session format counts them (its spec:
 ``reverie.storage.sessions``). A line that is not a message (not JSON, no string ``role``) is
 shown as one (``role`` ``"unreadable"``), so the numbers stay the file's; the whole-file loader
@@ -43,36 +51,111 @@ log = logging.getLogger(__name__)
 BLOCK = 1 << 20
 #: The metadata line is read up to this many bytes (a longer first line is not a metadata line).
 _META_LIMIT = 1 << 20
+#: A file up to this size is counted when its newest page is asked for (about 20 ms of counting);
+#: a larger one is read from its end.
+COUNT_AT_ONCE = 32 << 20
+#: How far from the start the end of a newest page's consolidated messages is looked for.
+CONSOLIDATED_REACH = 32 << 20
 
 
 @dataclass(frozen=True)
 class SessionView:
     """A conversation as stored, its messages read on demand: ``key``, ``last_consolidated``
-    (how many of them are in history) and ``messages`` (a read-only sequence)."""
+    (how many of them are in history: it counts the file), ``stated_consolidated`` (that number as
+    the metadata line states it, read without counting) and ``messages`` (a read-only
+    sequence)."""
 
     key: str
-    last_consolidated: int
+    stated_consolidated: int
     messages: MessageLines
     path: Path
+
+    @property
+    def last_consolidated(self) -> int:
+        offset = self.stated_consolidated
+        return offset if offset <= len(self.messages) else 0  # as the loader reads it
 
 
 class MessageLines(Sequence[dict[str, Any]]):
     """The message lines of one session file, read on demand (see the module docstring). The
     file is the one opened: a file replaced since (a consolidation, a clear) is not followed."""
 
-    def __init__(
-        self, fd: int, start: int, count: int, checkpoints: list[tuple[int, int]], path: Path
-    ):
+    def __init__(self, fd: int, start: int, path: Path):
         self._fd = fd
         self._path = path
         self._start = start  # offset of message 0
-        self._count = count
-        self._lines = [line for line, _ in checkpoints]
-        self._offsets = [offset for _, offset in checkpoints]
+        self._count = -1  # not counted yet
+        self._lines: list[int] = []
+        self._offsets: list[int] = []
         self._block: tuple[int, list[bytes]] = (-1, [])  # (first line, its raw lines)
 
     def __len__(self) -> int:
+        if self._count < 0:
+            self._count, checkpoints = _scanned(self._fd, self._start)
+            self._lines = [line for line, _ in checkpoints]
+            self._offsets = [offset for _, offset in checkpoints]
         return self._count
+
+    def size(self) -> int:
+        """The file's size in bytes now."""
+        return os.fstat(self._fd).st_size
+
+    @property
+    def countless(self) -> bool:
+        """Whether counting the messages would read more than `COUNT_AT_ONCE` bytes: not counted
+        yet, no scan of this file kept to go on from, and the file larger than that."""
+        if self._count >= 0:
+            return False
+        st = os.fstat(self._fd)
+        with _SCANS_LOCK:
+            last = _SCANS.get((st.st_dev, st.st_ino))
+        done = last.end if last is not None and last.end <= st.st_size else self._start
+        return st.st_size - done > COUNT_AT_ONCE
+
+    def newest(self, count: int) -> list[tuple[int, dict[str, Any]]]:
+        """The newest ``count`` messages (fewer when the file holds fewer), oldest first, each
+        with the offset its line starts at, read back from the file's end without counting the
+        rest (an unterminated last line is an append in flight: left out)."""
+        data, at = b"", os.fstat(self._fd).st_size
+        while at > self._start and data.count(b"\n") <= count:
+            size = min(BLOCK, at - self._start)
+            at -= size
+            data = os.pread(self._fd, size, at) + data
+        done = data.rfind(b"\n")
+        if done < 0:
+            return []
+        lines = data[:done].split(b"\n")
+        starts, offset = [], at
+        for line in lines:
+            starts.append(offset)
+            offset += len(line) + 1
+        if at > self._start:  # the first line read starts before what was read: not whole
+            lines, starts = lines[1:], starts[1:]
+        lines, starts = lines[-count:], starts[-count:]
+        return [(o, _message(raw, None)) for o, raw in zip(starts, lines, strict=True)]
+
+    def offset_of(self, i: int, reach: int | None = None) -> int | None:
+        """Where message ``i``'s line starts, read from the file's start; None when that is past
+        ``reach`` bytes (`CONSOLIDATED_REACH`), or the file holds fewer complete lines."""
+        line, offset = 0, self._start
+        limit = offset + (CONSOLIDATED_REACH if reach is None else reach)
+        while line < i:
+            if offset >= limit:
+                return None
+            chunk = os.pread(self._fd, min(BLOCK, limit - offset), offset)
+            if not chunk:
+                return None
+            lines = len(chunk) - len(chunk.replace(b"\n", b""))  # (as `_scan` counts)
+            if line + lines < i:
+                line += lines
+                offset += len(chunk)
+                continue
+            found = -1
+            while line < i:
+                found = chunk.find(b"\n", found + 1)
+                line += 1
+            return offset + found + 1
+        return offset
 
     @overload
     def __getitem__(self, i: int) -> dict[str, Any]: ...
@@ -80,15 +163,16 @@ class MessageLines(Sequence[dict[str, Any]]):
     def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
     def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(self._count))]
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
         if i < 0:
-            i += self._count
-        if not 0 <= i < self._count:
+            i += n
+        if not 0 <= i < n:
             raise IndexError(i)
         return _message(self._raw(i), i)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        for i in range(self._count):
+        for i in range(len(self)):
             yield self[i]
 
     def __reduce__(self) -> tuple[Any, tuple[Path]]:
@@ -139,7 +223,7 @@ def _reopened(path: Path) -> MessageLines:
     return view.messages
 
 
-def _message(raw: bytes, i: int) -> dict[str, Any]:
+def _message(raw: bytes, i: int | None) -> dict[str, Any]:
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -150,7 +234,8 @@ def _message(raw: bytes, i: int) -> dict[str, Any]:
     if isinstance(obj, dict) and isinstance(obj.get("role"), str):
         return obj
     what = "blank" if not raw.strip() else "not a message"
-    return {"role": "unreadable", "content": f"(line {i + 2} of the file is {what})"}
+    line = "a line" if i is None else f"line {i + 2}"
+    return {"role": "unreadable", "content": f"({line} of the file is {what})"}
 
 
 def open_view(path: Path) -> SessionView | None:
@@ -168,18 +253,17 @@ def open_view(path: Path) -> SessionView | None:
         raise SessionError(f"{path} cannot be read: {exc.strerror}") from exc
     try:
         meta, start = _metadata(fd)
-        count, checkpoints = _scanned(fd, start)
     except OSError as exc:
         os.close(fd)
         raise SessionError(f"{path} cannot be read: {exc.strerror}") from exc
     key = meta.get("key")
     offset = meta.get("last_consolidated", 0)
-    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= count:
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         offset = 0  # as the loader reads it (with its warning there)
     return SessionView(
         key=key if isinstance(key, str) and key else path.stem,
-        last_consolidated=offset,
-        messages=MessageLines(fd, start, count, checkpoints, path),
+        stated_consolidated=offset,
+        messages=MessageLines(fd, start, path),
         path=path,
     )
 

@@ -157,8 +157,12 @@ def hidden(text: str) -> list[int]:
 
 
 def describe(ch: str) -> str:
-    """``U+202E RIGHT-TO-LEFT OVERRIDE``: a hidden character as a person can read it."""
+    """``U+202E RIGHT-TO-LEFT OVERRIDE``: a hidden character as a person can read it; a byte that
+    is not UTF-8, read with ``surrogateescape`` (U+DC80–U+DCFF), as the byte: ``\\xE9 BYTE NOT
+    UTF-8``."""
     code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte ``surrogateescape`` kept: named as the byte it is
+        return f"\\x{code - 0xDC00:02X} BYTE NOT UTF-8"
     name = unicodedata.name(ch, "") or _CONTROL_NAMES.get(code, "")
     if not name:
         category = unicodedata.category(ch)
@@ -177,7 +181,7 @@ def visible(text: str) -> str:
     out, last = [], 0
     for i in spots:
         out.append(text[last:i])
-        out.append(f"\u27e8U+{ord(text[i]):04X}\u27e9")
+        out.append(f"\u27e8{describe(text[i]).split(' ', 1)[0]}\u27e9")
         last = i + 1
     out.append(text[last:])
     return "".join(out)

@@ -9,7 +9,7 @@ surrogate U+DC80–U+DCFF: `undecodable` finds it again.
 
 from __future__ import annotations
 
-__all__ = ["not_utf8", "undecodable"]
+__all__ = ["not_utf8", "undecodable", "exact_bytes"]
 
 
 def not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
@@ -32,6 +32,17 @@ def undecodable(text: str) -> str | None:
             return not_utf8(data, exc)
     offset = len(text[:first].encode("utf-8", "surrogatepass"))
     return f"not UTF-8 (a lone surrogate U+{ord(text[first]):04X} at offset {offset})"
+
+
+def exact_bytes(text: str) -> bytes:
+    """The bytes ``text`` was decoded from with ``surrogateescape`` (each escaped byte as itself);
+    a lone surrogate that is no escaped byte as U+FFFD's, since it stands for no byte."""
+    if not _escaped_only(text):
+        text = "".join(
+            "\ufffd" if "\ud800" <= ch <= "\udfff" and not "\udc80" <= ch <= "\udcff" else ch
+            for ch in text
+        )
+    return text.encode("utf-8", "surrogateescape")
 
 
 def _escaped_only(text: str) -> bool:

@@ -49,10 +49,11 @@ from ..errors import (
 from ..gitstore.trailers import REJECTED, split_message
 from ..storage.workspace import MEMORY_FILES, content_id
 from ..text.safety import hidden, visible
+from ..text.utf8 import undecodable
 from . import views
 from .jobs import DreamJob
 from .pages import Pages, quietly, session_of, static_files, templates
-from .security import Gate, Guard, SignIn
+from .security import Gate, Guard, SignIn, came_from, typed_back
 
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
@@ -129,14 +130,35 @@ class UI(Pages):
         except EditConflictError as exc:  # both sides shown, the person chooses: nothing written
             return await self.conflict(request, exc, form)
         except ReverieError as exc:
+            if _typed(form):
+                return await self.refused(request, str(exc), form)
             session.flash("error", str(exc))
             back = _local(form.get("back_on_error")) or back
         except OSError as exc:
             # the machine's fault (a full disk, a read-only mount): said, not a 500
             where = f"{exc.filename}: " if exc.filename else ""
-            session.flash("error", f"nothing was changed: {where}{exc.strerror or exc}")
+            said = f"nothing was changed: {where}{exc.strerror or exc}"
+            if _typed(form):
+                return await self.refused(request, said, form)
+            session.flash("error", said)
             back = _local(form.get("back_on_error")) or back
         return self.redirect(back)
+
+    async def refused(self, request: Request, why: str, form: dict[str, str]) -> Response:
+        """A refused form that held typed text (a line, a file, a reason): why, and what was typed
+        shown back read-only to copy, with a link to the form again; a redirect to the page
+        behind it would lose the text."""
+        prefix = request.scope["state"].get("ui_prefix", "")
+        return await self.render(
+            request,
+            "error.html",
+            status_code=409,
+            status=409,
+            detail=why,
+            typed=typed_back(form),
+            again=came_from(request, prefix),
+            active="memory",
+        )
 
     def redirect(self, path: str) -> Response:
         """To ``path`` of this workspace's screens (``/memory``…), under the base."""
@@ -145,7 +167,7 @@ class UI(Pages):
     # -- Memory ------------------------------------------------------------------------------------
     async def memory_page(self, request: Request) -> Response:
         texts = await asyncio.gather(
-            *(self.attempt(request, self.memory.aread(rel), None) for rel in MEMORY_FILES)
+            *(self.attempt(request, self._exact(rel), None) for rel in MEMORY_FILES)
         )
         committed = await asyncio.gather(
             *(quietly(self.memory.acommitted(rel)) for rel in MEMORY_FILES)
@@ -184,7 +206,7 @@ class UI(Pages):
         edit is made from that state, and merged over whatever changed since (``Memory.write``'s
         ``base``)."""
         rel, index, line = _file_line(request)
-        text = await self.attempt(request, self.memory.aread(rel), None)
+        text = await self.attempt(request, self._exact(rel), None)
         rows = text.split("\n") if text is not None else []
         moved = text is not None and (not 0 <= index < len(rows) or rows[index] != line)
         return await self.render(
@@ -195,6 +217,7 @@ class UI(Pages):
             index=index,
             hidden=len(hidden(line)),
             moved=moved,
+            not_utf8=_not_utf8(rel, text) if text is not None else None,
             loaded_id=content_id(text) if text is not None else "",
             loaded=_packed(text) if text is not None and not moved else None,
             active="memory",
@@ -203,6 +226,7 @@ class UI(Pages):
     async def edit(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
             rel, rows, i, base = await self._loaded_line(form)
+            await self._round_trips(rel, "\n".join(rows))
             rows[i] = form.get("text", "").replace("\r", " ").replace("\n", " ")
             result = await self.memory.awrite(
                 rel, "\n".join(rows), message=f"manual: edit a line of {rel}", base=base
@@ -231,12 +255,13 @@ class UI(Pages):
 
     async def file_form(self, request: Request) -> Response:
         rel = _memory_file(request.query_params.get("path", ""))
-        text = await self.attempt(request, self.memory.aread(rel), None)
+        text = await self.attempt(request, self._exact(rel), None)
         return await self.render(
             request,
             "edit_file.html",
             path=rel,
             text=text,
+            not_utf8=_not_utf8(rel, text) if text is not None else None,
             loaded_id=content_id(text) if text is not None else "",
             hidden=sum(len(hidden(line)) for line in (text or "").split("\n")),
             active="memory",
@@ -254,11 +279,26 @@ class UI(Pages):
                     f"this form does not say which version of {rel} it was made from: nothing "
                     "was written (reload the page)"
                 )
+            await self._round_trips(rel)
             text = form.get("text", "").replace("\r\n", "\n")
             result = await self.memory.awrite(rel, text, message=f"manual: edit {rel}", base=base)
             return _edited(rel, result)
 
         return await self.act(request, "/memory", run)
+
+    async def _exact(self, rel: str) -> str:
+        """A memory file as it is, byte for byte: a byte that is not UTF-8 read as the lone
+        surrogate standing for it (``Memory.read(exact=True)``), so a page shows it escaped
+        (``\\xE9``) and no form writes U+FFFD back in its place."""
+        return await self.memory.aread(rel, exact=True)
+
+    async def _round_trips(self, rel: str, loaded: str | None = None) -> None:
+        """Refuse an edit of a file holding bytes that are not UTF-8, as the form loaded it
+        (``loaded``) or as it is now: a form carries text, and would write other bytes for them."""
+        for text in (loaded, await self._exact(rel)):
+            why = _not_utf8(rel, text) if text is not None else None
+            if why is not None:
+                raise ReverieError(f"Nothing was written: {why}")
 
     async def conflict(
         self, request: Request, exc: EditConflictError, form: dict[str, str]
@@ -323,9 +363,11 @@ class UI(Pages):
         text now stands if it stands there once (another tab added or removed a line above it).
         Refused otherwise (changed, gone, or now twice)."""
         rel = _memory_file(form.get("path", ""))
-        rows = (await self.memory.aread(rel)).split("\n")
+        rows = (await self._exact(rel)).split("\n")
         i = _int(form.get("line"), -1)
         original = form.get("original")
+        if 0 <= i < len(rows) and undecodable(rows[i]) is not None:
+            raise ReverieError(f"Nothing was done: {_not_utf8(rel, rows[i])}")
         if not 0 <= i < len(rows) or rows[i] != original:
             places = [k for k, row in enumerate(rows) if follow and row == original and row.strip()]
             if len(places) != 1:
@@ -339,7 +381,7 @@ class UI(Pages):
     async def file_page(self, request: Request) -> Response:
         rel = request.query_params.get("path", "")
         try:
-            text = await self.memory.aread(rel)
+            text = await self._exact(rel)
         except UnsafePathError as exc:
             raise HTTPException(404, str(exc)) from None
         except (ReverieError, OSError) as exc:
@@ -529,10 +571,15 @@ class UI(Pages):
         params = request.query_params
         key = params.get("key", "")
         messages, size = found.messages, views.MESSAGES_PER_PAGE
-        n = len(messages)
+        newest_only = not {"message", "at", "mark", "back"} & set(params)
+        if newest_only and await asyncio.to_thread(lambda: messages.countless):
+            return await self._newest_page(request, found)
+        n = await asyncio.to_thread(len, messages)
         target = _int(params.get("message"), -1)
         whole = _int(params.get("whole"), -1)
         at, mark, way = _int(params.get("at"), -1), params.get("mark", ""), params.get("dir", "")
+        if "back" in params:  # from a newest page read from the end: before its messages
+            at = max(n - _int(params.get("back"), 0), 0)
         note = None
         if mark and way in ("after", "before") and n:
             # "after": the last message the page before showed; "before": the first one the page
@@ -555,7 +602,8 @@ class UI(Pages):
                     else "Nothing comes before that message now: the earlier ones were "
                     "consolidated into history and cleared from the conversation."
                 )
-            elif place != at:
+            elif place != at and "back" not in params:  # (counted back from the end: appends
+                # after it moved nothing)
                 note = (
                     "This conversation changed since the last page loaded (its messages moved by "
                     f"{at - place}: its oldest were consolidated into history and cleared); this "
@@ -602,6 +650,53 @@ class UI(Pages):
             oldest=link(at=0) if start > 0 else None,
             newest=link() if end < n else None,
             whole_link=lambda i: link(**here, whole=i) + f"#m{i}",
+            active="search",
+        )
+
+    async def _newest_page(self, request: Request, found: SessionView) -> Response:
+        """The newest page of a conversation too large to count at once, read from the file's end
+        (``MessageLines.newest``): its messages numbered back from the newest, each marked
+        consolidated or not when the end of the consolidated ones lies within reach of the
+        file's start (else the page says it is not known), and *Earlier* counting the file once
+        to go on from there."""
+        params = request.query_params
+        key = params.get("key", "")
+        messages, size = found.messages, views.MESSAGES_PER_PAGE
+        tail = await asyncio.to_thread(messages.newest, size)
+        stated = found.stated_consolidated
+        ends = 0 if stated == 0 else await asyncio.to_thread(messages.offset_of, stated)
+        whole = _int(params.get("whole"), 0)
+        shown = [
+            views.message_view(
+                k - len(tail),  # -1: the newest
+                message,
+                archived=None if ends is None else offset < ends,
+                whole=k - len(tail) == whole,
+            )
+            for k, (offset, message) in enumerate(tail)
+        ]
+        size_mb = messages.size() / (1 << 20)
+
+        def link(**extra: object) -> str:
+            return urlencode({"key": key, **{k: str(v) for k, v in extra.items()}})
+
+        return await self.render(
+            request,
+            "session.html",
+            key=found.key,
+            total=None,
+            size_mb=size_mb,
+            first=0,
+            messages=shown,
+            target=-1,
+            archived=stated,
+            consolidated_known=ends is not None,
+            note=None,
+            earlier=link(back=len(shown), mark=shown[0].mark, dir="before") if shown else None,
+            later=None,
+            oldest=link(at=0),
+            newest=None,
+            whole_link=lambda i: link(whole=i) + f"#m{i}",
             active="search",
         )
 
@@ -738,6 +833,27 @@ def _edited(rel: str, result: WriteResult) -> str:
         return f"Edited {rel} (no change)."
     merged = " (merged with the changes made since you opened it)" if result.merged else ""
     return f"Edited {rel} as commit {result.commit[:8]}{merged}."
+
+
+def _typed(form: dict[str, str]) -> bool:
+    """Whether a posted form holds a text someone wrote (an edit's line or file): a refusal then
+    shows it back. (A removal's reason stays a flash on the Memory screen, where the line is.)"""
+    return bool(form.get("text", "").strip())
+
+
+def _not_utf8(rel: str, text: str) -> str | None:
+    """Why the UI will not write ``rel`` back (``text``: it, or a line of it, read exactly), or
+    None when it is UTF-8 throughout."""
+    why = undecodable(text)
+    if why is None:
+        return None
+    where = why.removeprefix("not UTF-8 (").removesuffix(")")
+    return (
+        f"{rel} holds bytes that are not UTF-8 ({where}; shown as escapes like \\xE9): this page "
+        "does not save it, since a form cannot carry those bytes back and would write others in "
+        "their place. Convert the file to UTF-8 (for Latin-1 text: iconv -f latin1 -t utf-8), "
+        "then edit it here"
+    )
 
 
 def _packed(text: str) -> str:

@@ -30,6 +30,7 @@ from ..text.dates import parse_timestamp
 from ..text.diff import diff_line_kinds
 from ..text.memline import is_pinned
 from ..text.safety import describe, hidden
+from ..text.utf8 import exact_bytes, undecodable
 from .security import CSRF_FIELD
 
 if TYPE_CHECKING:
@@ -86,7 +87,11 @@ def _shown(text: str) -> Markup:
 
 
 def plain(value: object) -> Markup:
-    """A value for an attribute or a text area: escaped, nothing added (``shown`` leaves it)."""
+    """A value for an attribute or a text area: escaped, nothing added (``shown`` leaves it); a
+    byte that is not UTF-8 (a lone surrogate from an exact read) as U+FFFD, since a page is UTF-8
+    (no form that carries one is accepted back: ``undecodable`` refuses it first)."""
+    if isinstance(value, str) and not isinstance(value, Markup) and undecodable(value):
+        value = exact_bytes(value).decode("utf-8", "replace")
     return escape(value)
 
 
@@ -120,7 +125,9 @@ class FileLine:
 
     @property
     def actionable(self) -> bool:
-        return self.kind in ("item", "text")
+        # a line holding a byte that is not UTF-8 is shown (the byte escaped) but not acted on: a
+        # form cannot carry the byte back, and would write other bytes in its place
+        return self.kind in ("item", "text") and undecodable(self.raw) is None
 
     @property
     def hidden(self) -> int:
@@ -149,7 +156,8 @@ def _read_lines(text: str, path: str, committed: str | None) -> list[FileLine]:
             if i < len(rows) - 1:  # (not the file's final newline)
                 out.append(FileLine(i, raw, "blank", 0, False, i in fresh))
             continue
-        query = urlencode({"path": path, "line": i, "text": raw}) if path else ""
+        # (a byte that is not UTF-8 travels percent-encoded as itself)
+        query = urlencode({"path": path, "line": i, "text": exact_bytes(raw)}) if path else ""
         kind, level = "text", 0
         if stripped.startswith("#"):
             marks = len(stripped) - len(stripped.lstrip("#"))
@@ -504,12 +512,13 @@ class MessageView:
     name: str | None
     call_id: str | None
     cut: int
-    archived: bool
+    archived: bool | None  # None: not known (a newest page read from the file's end)
     mark: str  # ``mark_of(message)``: what a page link names it by
 
     @property
     def number(self) -> int:
-        return self.index + 1
+        """1 for the first message; -1 for the newest, on a page numbered back from it."""
+        return self.index + 1 if self.index >= 0 else self.index
 
 
 def _text(value: object) -> str | None:
@@ -559,7 +568,7 @@ def _calls(calls: object) -> list[tuple[str, str]]:
 
 
 def message_view(
-    index: int, message: Mapping[str, Any], *, archived: bool, whole: bool = False
+    index: int, message: Mapping[str, Any], *, archived: bool | None, whole: bool = False
 ) -> MessageView:
     """``message`` (a session's ``index``-th) as its page shows it; past ``MESSAGE_SHOWN``
     characters it is cut, unless ``whole``."""
