@@ -166,7 +166,7 @@ SHAPES = [
     ("i have my daughter every other weekend", ["Daughter stays with them every other weekend"]),
     (
         "Separated. Two kids, they're with me every other week",
-        ["Children stay with them every other week", "Has two children"],
+        ["Is separated", "Children stay with them every other week", "Has two children"],
     ),
     # languages: native said after the language, or "native in"; a pair; a labelled list; classes
     ("Farsi is native for me", ["Native language: Farsi"]),
