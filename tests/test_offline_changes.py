@@ -196,7 +196,11 @@ def test_a_rule_whose_condition_the_template_drops_is_not_written() -> None:
     def facts(sentence: str) -> list[str]:
         return [f.text for f in extract_facts(sentence)]
 
-    assert facts("Reply in German when I write in German, and in English otherwise.") == []
+    # the template drops no condition it keeps (tenth round: the condition is in the line)
+    assert facts("Reply in German when I write in German, and in English otherwise.") == [
+        "Reply in German when the user writes in German, otherwise in English"
+    ]
+    assert facts("Reply in German when I write in German.") == []
     assert facts("Please reply in Bahasa Malaysia unless I write to you in English.") == []
     assert facts("Always reply in Spanish please, even if I write to you in English.") == [
         "Reply in Spanish"

@@ -144,7 +144,8 @@ SHAPES = [
     ),
     # the count with a couple as subject, and as a fragment about the user
     ("my partner and I have two kids", ["Has two children"]),
-    ("Married, three kids.", ["Has three children"]),
+    # (the status is its own line since the tenth round)
+    ("Married, three kids.", ["Is married", "Has three children"]),
     # a child said with "one", or after a first baby's month
     ("We have one daughter, Priya, she's 5.", ["Has a daughter named Priya"]),
     (
@@ -165,7 +166,7 @@ SHAPES = [
     ("i have my daughter every other weekend", ["Daughter stays with them every other weekend"]),
     (
         "Separated. Two kids, they're with me every other week",
-        ["Children stay with them every other week", "Has two children"],
+        ["Is separated", "Children stay with them every other week", "Has two children"],
     ),
     # languages: native said after the language, or "native in"; a pair; a labelled list; classes
     ("Farsi is native for me", ["Native language: Farsi"]),
