@@ -117,8 +117,9 @@ def test_overlapping_save_is_kept_as_saved(
 def test_save_during_the_exchange_round_is_kept(
     gs: GitStore, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Saves keep landing while Reverie puts the first one back: the newest save wins, with the
-    change merged in, and every displaced file is cleaned up."""
+    """Saves keep landing while Reverie puts the first one back: the newest save wins, with
+    the change merged in (the second save was made on top of the first, not of Reverie's), and
+    every displaced file is cleaned up."""
     path = workspace.root / USER
     saves = [BASE + "- one\n", BASE + "- one\n- two\n"]
     real = fsutil._rename2
@@ -131,6 +132,7 @@ def test_save_during_the_exchange_round_is_kept(
     monkeypatch.setattr(fsutil, "_rename2", save_first)
     gs.commit("dream: learn", kind="dream", files={USER: DREAMT}, base={USER: BASE})
     assert path.read_text() == BASE + "- one\n- two\n- works as a baker\n"
+    assert gs.file_at("HEAD", USER) == DREAMT  # Dream's change is in its commit
     assert not list(path.parent.glob(".USER.md.swap-*"))
 
 
@@ -191,7 +193,7 @@ def test_no_hand_save_is_lost_while_commits_run(gs: GitStore, workspace: Workspa
 
     def commits() -> None:
         try:
-            for i in range(25):
+            for i in range(20):
                 now = path.read_text()
                 lines = [ln for ln in now.splitlines(keepends=True) if not ln.startswith("- fact")]
                 new = "".join(lines) + f"- fact {i}\n"
@@ -212,7 +214,7 @@ def test_no_hand_save_is_lost_while_commits_run(gs: GitStore, workspace: Workspa
                 f.write(line)
         else:
             save_by_rename(path, path.read_text() + line)
-        time.sleep(0.02)  # a very fast typist, not a busy loop
+        time.sleep(0.05)  # a very fast typist (20 saves a second), not a busy loop
     t.join()
     assert not errors, errors
     gs.commit("manual", kind="manual")  # the last saves, committed as the person's

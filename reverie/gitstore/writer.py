@@ -42,6 +42,7 @@ import os
 import socket
 import time
 from collections.abc import Iterable, Mapping
+from difflib import SequenceMatcher
 from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -167,6 +168,7 @@ def write_workspace_file(
     # before: what the path held when this swap began (a save was made on top of it); now: what
     # this swap put there
     before, now = base, data
+    previous: bytes | None = None  # the save the previous round put back
     while displaced.data not in (None, before, now):
         # a save landed since Reverie read the file (or, in a later round, on top of what Reverie
         # had just put there): the person's change is merged into what is there now
@@ -178,7 +180,11 @@ def write_workspace_file(
                 "(the next write commits it as a manual edit)",
                 path,
             )
-        placed = _merged(before, now, theirs, path)
+        # a save is made on top of what the person saw: what Reverie had put there (an in-place
+        # write) or, for an editor that never reloaded, their own previous save; the closer one
+        origin = before if previous is None else _closer(theirs, before, previous)
+        placed = _merged(origin, now, theirs, path)
+        previous = theirs
         again = swap_in(target, placed)
         displaced.discard()  # its bytes are on disk now
         if placed is theirs and before is not base and again.keep is not None:
@@ -188,6 +194,18 @@ def write_workspace_file(
             again.keep = None
         displaced, before, now = again, now, placed
     displaced.discard()
+
+
+def _closer(text: bytes, a: bytes | None, b: bytes) -> bytes | None:
+    """Which of ``a`` and ``b`` ``text`` differs from by fewer lines."""
+    lines = text.splitlines()
+
+    def distance(other: bytes | None) -> int:
+        theirs = (other or b"").splitlines()
+        same = sum(m.size for m in SequenceMatcher(None, lines, theirs).get_matching_blocks())
+        return len(lines) + len(theirs) - 2 * same
+
+    return a if distance(a) <= distance(b) else b
 
 
 def _merged(base: bytes | None, ours: bytes, theirs: bytes, path: str) -> bytes:
