@@ -14,7 +14,8 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
        forward — attributed differently, never lost
     3. write the objects (each loose object: lock file + rename; see reverie.gitstore.plumbing)
     4. move the branch ref old → new (git's lock file + fsync, reflog entry, rename; same module)
-    5. write the changed tracked files (reverie.storage.fsutil.swap_in each: a person's save in between is merged, never overwritten)
+    5. write the changed tracked files (reverie.storage.fsutil.swap_in each: a person's save made
+       in between is merged in, never overwritten)
     6. mark the marker done (its first byte becomes ``#``)
 
 A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is
