@@ -185,6 +185,7 @@ def test_an_index_of_a_forgotten_user_is_never_used_for_the_user_who_comes_back(
     env = {"REVERIE_MEMORY__SEARCH__INDEX_DIR": str(idx)}
     base = ["--root", str(root), "--user", "zed"]
     assert invoke(*base, "history", "append", "zed old secret PINEAPPLE", env=env).returncode == 0
+    assert invoke(*base, "index", env=env).returncode == 0  # a writer's step: queries never write
     assert "PINEAPPLE" in invoke(*base, "search", "PINEAPPLE", env=env).stdout
     shutil.copytree(idx, tmp_path / "idx.hostB")  # a second host's local index directory
     assert invoke("--root", str(root), "forget-user", "zed", "--yes", env=env).returncode == 0
@@ -192,6 +193,8 @@ def test_an_index_of_a_forgotten_user_is_never_used_for_the_user_who_comes_back(
     assert invoke(*base, "history", "append", "zed new life", env=host_b).returncode == 0
     assert "PINEAPPLE" not in invoke(*base, "search", "PINEAPPLE", env=host_b).stdout
     assert "new life" in invoke(*base, "search", "new life", env=host_b).stdout
+    # queries never write: host B's next writer to sync the index drops the old one
+    assert invoke(*base, "index", env=host_b).returncode == 0
     assert b"PINEAPPLE" not in _everything(tmp_path / "idx.hostB")  # dropped, not kept aside
 
 
