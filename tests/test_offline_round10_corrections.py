@@ -208,3 +208,34 @@ def test_a_starred_word_and_a_spelling_reach_only_a_line_spelled_nearly_alike() 
     assert fact is not None and revise.revise(fact, files) == []  # no line spelled like it
     fact = revise.said("Deloitte*", st.SAID_ON)
     assert fact is not None and revise.revise(fact, files) == []  # the same spelling: no change
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "turns out its not gluten, its the dairy probably",
+        "thats not Leeds, thats just where I work",
+        "doesnt matter, its not Python its the network",
+    ],
+)
+def test_a_pronoun_typed_without_its_apostrophe_is_no_swapped_value(message: str) -> None:
+    """U-250's first run wrote ``Is its intolerant``: "its" (for "it's") read as the new value of
+    "its not lactose". The words the swap refuses hold their forms typed without an apostrophe."""
+    swaps = [f.text for f in extract_facts(message) if f.text.startswith("Now: swap ")]
+    assert not [s for s in swaps if s.split(SAID)[0].split()[-1].lower() in ("its", "thats")], swaps
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "A customer email to summarize: 'I'm vegetarian and the menu had nothing for me.'",
+        "Here's a review to summarise: 'I live in Bristol and I've had this blender for a year, it "
+        "still works.'",
+        "Can you summarize this comment: “I live in Dublin and I'm vegan, love the recipe”",
+    ],
+)
+def test_a_text_pasted_in_quotes_to_be_summarised_writes_no_line(message: str) -> None:
+    """T-197's first run wrote ``Lives in Manchester`` from a customer review pasted to be summed up
+    in single quotes: the words are material, not the user's life."""
+    run = st.run_item(st.Item("T-11", "T", "negative", None, (message,), (), ()))
+    assert run.lines == [], run.lines

@@ -32,6 +32,8 @@ _TASK = re.compile(
     # a verb with a copula after it is a noun: "Polish is my first language"
     r"(?!\s+(?:is|are|was|were|has)\b|'s\b)"
     r"|\b(?:translate|translation of|proofread|rephrase|paraphrase|reword)\b.{0,40}[:\"“]"
+    # a text pasted in quotes to be summed up: "Here's a review to summarise: 'I live in …'"
+    r"|\bsummari[sz]e\b.{0,40}:\s*['‘\"“]"
     r"|\bhow (?:do|would) (?:you|i|we) say\b|\bwhat does .{1,60} mean\b|\bin (?-i:[A-Z])[a-z]+ "
     r"(?:please)?:"
     r"|^(?:e\.g\.|eg\b|example|for example|for instance|sample|sample sentence|exercise|practice "

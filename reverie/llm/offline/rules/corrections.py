@@ -290,7 +290,9 @@ _NOT_VALUES = frozenset(
     "sure really true right wrong kidding worry worries biggie rush hurry yet now always never "
     "much "
     "more less like love hate want need am is are was were be have has had do does did can will "
-    "just only so too very all i'm im i've i'd we're we've it's anymore any longer".split()
+    "just only so too very all i'm im i've i'd we're we've it's anymore any longer "
+    # the same words typed without their apostrophe ("turns out its not lactose")
+    "its thats theres hes shes theyre youre ive id dont doesnt isnt arent wasnt".split()
 )
 
 RULES = [
