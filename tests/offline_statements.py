@@ -5,9 +5,9 @@ The corpus (``tests/data/statements/writer-X.jsonl``, format in ``WRITER_BRIEF.m
 written by writers who never read the rules (one split each). Each item is one or more user turns, the facts a
 careful assistant would then keep (``expect``: file and a short third-person line in the writer's
 words) and, for a correction, the old facts that must be gone (``retired``). Splits are by writer:
-``A`` and ``B`` tune the rules; ``C`` to ``S`` (``E`` a writer's corrections only) were each held
-out until its first run (recorded in BENCHMARKS.md) and tune them since. ``T`` and ``U``,
-written blind by two more writers, are held out.
+``A`` and ``B`` tune the rules; ``C`` to ``U`` (``E`` a writer's corrections only) were each held
+out until its first run (recorded in BENCHMARKS.md) and tune them since. No split is held out
+now: the next round's writers write the next ones.
 
 **The path.** Each item gets a fresh workspace; each turn is the user's message in a transcript,
 archived by the engine (the Consolidator's step: fact lines, and the message kept raw when the
@@ -49,11 +49,11 @@ from typing import Any
 DATA = Path(__file__).resolve().parent / "data" / "statements"
 SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
 SAID_ON = date(2027, 1, 4)
-# C to S were held out until their first runs (BENCHMARKS.md), then opened for tuning
-TUNING = tuple("ABCDEFGHIJKLMNOPQRS")
-# written blind by two more writers (2026-11-29, tenth round); first runs recorded in BENCHMARKS.md
-# before any rule reads them
-HELD_OUT: tuple[str, ...] = ("T", "U")
+# C to U were held out until their first runs (BENCHMARKS.md), then opened for tuning
+TUNING = tuple("ABCDEFGHIJKLMNOPQRSTU")
+# T and U (tenth round) had their first runs on 2026-11-29 and were opened; a new held-out split is
+# written blind, frozen by its sha256 and named here before any rule reads it
+HELD_OUT: tuple[str, ...] = ()
 FILES = ("USER.md", "SOUL.md", "memory/MEMORY.md")
 
 
