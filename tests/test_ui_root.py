@@ -312,12 +312,12 @@ class _Counting(Memory):
     def sibling(self) -> Memory:
         return _Sibling(self.runtime.fresh())
 
-    async def aread(self, path: str) -> str:
+    async def aread(self, path: str, *, exact: bool = False) -> str:
         cls = type(self)
         if cls.hold is not None and cls.entered is not None:
             cls.entered.set()
             await cls.hold.wait()
-        return await super().aread(path)
+        return await super().aread(path, exact=exact)
 
 
 class _Sibling(Memory):
