@@ -153,6 +153,18 @@ def _search_read_only_copies(ws: Path, where: Path) -> None:
         if with_index:
             found = _as_another_user("-w", str(copy), "search", "bees")
             assert "Keeps bees on the roof" in found.stdout, found.stderr
+        # the readers that hold Dream's run lock for a consistent view take it through the lock
+        # file that is there (flock needs no write access), not refused for opening it to write
+        dry = _as_another_user("-w", str(copy), "dream", "--dry-run")
+        assert dry.returncode == 0, dry.stderr
+        out = Path(tempfile.mkdtemp(prefix="reverie-export-"))
+        out.chmod(0o777)
+        try:
+            exported = _as_another_user("-w", str(copy), "export", str(out / "bundle.tar.gz"))
+            assert exported.returncode == 0, exported.stderr
+            assert (out / "bundle.tar.gz").stat().st_size > 0
+        finally:
+            shutil.rmtree(out)
         assert _changes(before, copy) == []
 
 

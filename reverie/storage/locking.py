@@ -36,6 +36,7 @@ history append hot path.
 from __future__ import annotations
 
 import enum
+import errno
 import fcntl
 import os
 import re
@@ -43,7 +44,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
 
@@ -307,9 +308,16 @@ class Lock:
             try:
                 self._fd = open_for_write(self.path, os.O_RDWR | os.O_CREAT)
             except OSError as exc:
-                raise self.error(
-                    f"cannot open the lock file {self.path}: {exc.strerror or exc}"
-                ) from exc
+                # a workspace this user may only read (a read-only mount, another owner's files):
+                # ``flock`` needs no write access, so a reader (export, a dry run) still excludes
+                # the owner's writers through the lock file that is there
+                if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                    with suppress(OSError):
+                        self._fd = open_for_write(self.path, os.O_RDONLY)
+                if self._fd is None:
+                    raise self.error(
+                        f"cannot open the lock file {self.path}: {exc.strerror or exc}"
+                    ) from exc
         return self._fd
 
     def _close_descriptor(self) -> None:
