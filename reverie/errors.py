@@ -49,7 +49,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 __all__ = [
-    "cause_chain",
     "ReverieError",
     "ConfigError",
     "WorkspaceError",

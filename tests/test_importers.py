@@ -58,9 +58,10 @@ def _leaks(root: Path) -> list[str]:
 
 
 def _indexed(ws: Path) -> None:
-    """Build the search index (a search syncs it) so the leak check reads it too."""
+    """Build the search index (a writer's verb keeps it in step; queries never write it) so the
+    leak check reads it too."""
     with reverie.open(ws) as memory:
-        memory.recall("anything at all")
+        memory.reindex()
     assert (ws / "memory" / ".index.sqlite").is_file()
 
 

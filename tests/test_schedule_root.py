@@ -287,6 +287,7 @@ def test_serve_root_cli_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     """A real process: started on a root, SIGTERM while idle → exit 0 with the stop line. (It is
     given ``--concurrency``, the old name of ``--max-inflight``, still taken.)"""
     root = ScopeRoot(tmp_path / "root")
+    root.root.mkdir()  # an empty root (a missing one is refused: test_harden4_serve)
     env = {**os.environ, "PYTHONPATH": str(ROOT_DIR)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "reverie", "--root", str(root.root), "serve", "--concurrency", "4"],

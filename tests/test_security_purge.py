@@ -187,3 +187,36 @@ def test_purge_waits_for_a_running_dream_and_refuses_when_it_does_not_end(
     assert LEAK in store.workspace.history_path.read_text()  # nothing was touched
     purge(store, git, LEAK)
     assert LEAK not in store.workspace.history_path.read_text()
+
+
+def _index_bytes(workspace) -> bytes:  # type: ignore[no-untyped-def]
+    path = workspace.root / "memory" / ".index.sqlite"
+    return b"".join(p.read_bytes() for p in path.parent.glob(".index.sqlite*") if p.is_file())
+
+
+def test_the_index_is_rebuilt_without_the_string_even_when_only_it_might_keep_it(
+    leaked, workspace
+) -> None:  # type: ignore[no-untyped-def]
+    """A purge deletes the search index (an index keeps the bytes of rows it deleted) and the
+    verb rebuilds it from the cleaned files, so search stays fast and the string is gone from it;
+    a string found nowhere else still rebuilds it, in one line, exit 0."""
+    import reverie
+
+    with reverie.open(workspace.root) as memory:
+        memory.reindex()
+    assert LEAK.encode() in _index_bytes(workspace)
+    done = invoke("-w", str(workspace.root), "purge", LEAK, "--yes")
+    assert done.returncode == 0, done.stderr
+    rebuilt = _index_bytes(workspace)
+    assert rebuilt and LEAK.encode() not in rebuilt
+    with reverie.open(workspace.root) as memory:
+        assert memory.recall("vault")  # the rebuilt index answers
+
+    # A string found nowhere: the index is still rebuilt (one of its old rows might hold it).
+    with reverie.open(workspace.root) as memory:
+        memory.reindex()
+    again = invoke("-w", str(workspace.root), "purge", "never-written-anywhere", "--yes")
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+    assert again.stdout.count("\n") == 1 and "nothing to purge" in again.stdout
+    assert "search index was rebuilt" in again.stdout
+    assert (workspace.root / "memory" / ".index.sqlite").is_file()

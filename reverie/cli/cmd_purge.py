@@ -33,8 +33,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         _show(plan)
     if not plan.found:
+        if plan.derived:  # derived data only: nothing of memory changes, so nothing to confirm
+            memory.purge(args.text)
         if args.json:
             emit_json({"found": False})
+        else:
+            rebuilt = " (the search index was rebuilt: it can keep deleted text)" * plan.derived
+            console.print(f"{plan.description} was not found in memory: nothing to purge{rebuilt}")
         return 0
     if not args.yes:
         if not sys.stdin or not sys.stdin.isatty():
@@ -68,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 def _show(plan: PurgePlan) -> None:
     h = plan.history
     if not plan.found:
-        console.print(f"{plan.description} was not found in memory: nothing to purge")
+        return  # ``run`` says so in one line, after rebuilding the index if there is one
     table = Table(show_header=True, box=None, pad_edge=False)
     table.add_column("where")
     table.add_column("found", justify="right")
@@ -83,7 +88,7 @@ def _show(plan: PurgePlan) -> None:
     for hit in plan.files:
         action = {
             "redact": "redact",
-            "delete": "delete (rebuilt on next search)",
+            "delete": "delete (rebuilt from the cleaned files)",
             "keep": "[yellow]not memory: left as is[/]",
         }[hit.action]
         table.add_row(hit.path, str(hit.occurrences or ""), action)

@@ -371,8 +371,8 @@ class Memory(MemoryVerbs):
 
     def reindex(self, *, rebuild: bool = False) -> IndexResult:
         """Bring the search index up to date with the files (``rebuild``: drop it and rebuild it
-        from them), then embed new chunks when an embedding model is configured. ``recall`` syncs on
-        its own; this is for upkeep."""
+        from them), then embed new chunks when an embedding model is configured. Writers keep the
+        index in step and a query reads a stale one through a private copy; this is for upkeep."""
         recall = self.runtime.recall
         stats = recall.rebuild() if rebuild else recall.sync()
         return IndexResult(stats, recall.embed_missing_sync(), recall.index.count())
@@ -808,7 +808,9 @@ class Memory(MemoryVerbs):
         against their writers; raising from it purges nothing (``operations.purge.purge``)."""
         from ..operations.purge import purge
 
-        return purge(self.runtime.store, self.runtime.git, text, check=check)
+        result = purge(self.runtime.store, self.runtime.git, text, check=check)
+        self.runtime.sync_index()  # the index was deleted with the string: rebuilt from the files
+        return result
 
     apurge = twin(purge)
 

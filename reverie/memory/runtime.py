@@ -196,6 +196,8 @@ class Runtime:
         from ..errors import ReverieError
         from ..recall import Recall
 
+        if not self.workspace.memory_dir.is_dir():
+            return  # the verb failed before any memory existed (a file, a root of workspaces)
         recall = self.__dict__.get("recall")
         own = recall is None
         try:

@@ -18,7 +18,8 @@ goes:
   atomically, JSON files in their string values only (``reverie.security.scrub`` says what is
   replaced in which format);
 - the search index ``memory/.index.sqlite`` (or its copy under ``memory.search.indexDir``) is
-  derived data: deleted, rebuilt on the next search.
+  derived data: deleted, then rebuilt from the cleaned files (``Memory.purge``). It is deleted even
+  when the string is found nowhere else, since an index can keep the bytes of rows it deleted.
 
 Files elsewhere in the workspace that hold the string (``reverie.json``, your own notes) are listed
 as not changed: they are not memory. Order and recovery: the plain files first, then the repository;
@@ -89,7 +90,15 @@ class PurgePlan:
 
     @property
     def found(self) -> bool:
-        return bool(self.history.occurrences) or any(f.action != "keep" for f in self.files)
+        """The string is in memory: a version in the repo or a file to redact. The search index
+        alone does not count: it is derived, deleted and rebuilt by every purge (``derived``)."""
+        return bool(self.history.occurrences) or any(f.action == "redact" for f in self.files)
+
+    @property
+    def derived(self) -> bool:
+        """A search index exists that might keep an old copy of the string (its deleted rows'
+        bytes stay in the file); ``purge`` deletes it and the index is rebuilt from the files."""
+        return any(f.action == "delete" for f in self.files)
 
 
 @dataclass(frozen=True)

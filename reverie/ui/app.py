@@ -617,9 +617,9 @@ class UI(Pages):
                 note = f"It has no message {target + 1} now: it holds {n}."
             start = min(max(at, 0), max(n - 1, 0)) if "at" in params else max(0, n - size)
             end = min(n, start + size)
-        archived = found.last_consolidated
+        consolidated = found.last_consolidated
         shown = [
-            views.message_view(i, messages[i], archived=i < archived, whole=i == whole)
+            views.message_view(i, messages[i], consolidated=i < consolidated, whole=i == whole)
             for i in range(start, end)
         ]
 
@@ -641,7 +641,7 @@ class UI(Pages):
             first=start,
             messages=shown,
             target=target,
-            archived=archived,
+            consolidated=consolidated,
             note=note,
             earlier=link(at=start, mark=shown[0].mark, dir="before")
             if start > 0 and shown
@@ -670,7 +670,7 @@ class UI(Pages):
             views.message_view(
                 k - len(tail),  # -1: the newest
                 message,
-                archived=None if ends is None else offset < ends,
+                consolidated=None if ends is None else offset < ends,
                 whole=k - len(tail) == whole,
             )
             for k, (offset, message) in enumerate(tail)
@@ -689,7 +689,7 @@ class UI(Pages):
             first=0,
             messages=shown,
             target=-1,
-            archived=stated,
+            consolidated=stated,
             consolidated_known=ends is not None,
             note=None,
             earlier=link(back=len(shown), mark=shown[0].mark, dir="before") if shown else None,

@@ -512,7 +512,7 @@ class MessageView:
     name: str | None
     call_id: str | None
     cut: int
-    archived: bool | None  # None: not known (a newest page read from the file's end)
+    consolidated: bool | None  # None: not known (a newest page read from the file's end)
     mark: str  # ``mark_of(message)``: what a page link names it by
 
     @property
@@ -568,7 +568,7 @@ def _calls(calls: object) -> list[tuple[str, str]]:
 
 
 def message_view(
-    index: int, message: Mapping[str, Any], *, archived: bool | None, whole: bool = False
+    index: int, message: Mapping[str, Any], *, consolidated: bool | None, whole: bool = False
 ) -> MessageView:
     """``message`` (a session's ``index``-th) as its page shows it; past ``MESSAGE_SHOWN``
     characters it is cut, unless ``whole``."""
@@ -595,7 +595,7 @@ def message_view(
         name=_text(message.get("name")),
         call_id=_text(message.get("tool_call_id")),
         cut=cut,
-        archived=archived,
+        consolidated=consolidated,
         mark=mark_of(message),
     )
 
