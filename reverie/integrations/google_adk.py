@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from functools import partial
 from importlib.util import find_spec
@@ -162,6 +163,8 @@ class ReverieMemoryService(BaseMemoryService):
     ) -> SearchMemoryResponse:
         """The scope's memories for ``query``, clean for a model, best first (see the module
         doc)."""
+        if not isinstance(query, str) or not query.strip():
+            return SearchMemoryResponse()  # as ADK's own services: no words, no memories
         async with self.open(app_name, user_id) as memory:
             if not memory.workspace.root.is_dir():
                 return SearchMemoryResponse()
@@ -207,20 +210,36 @@ class ReverieMemoryService(BaseMemoryService):
     ) -> None:
         key = f"adk:{session_id}"
         async with await self._writing(app_name, user_id) as memory:
-            known = {m.get(EVENT_KEY) for m in await memory.amessages(key, archived=True)}
-            new: list[dict[str, Any]] = []
-            for event in events:
-                text = _event_text(event)
-                if not text or (event.id and event.id in known):
-                    continue
-                role = "user" if event.author == "user" else "assistant"
-                new.append(
-                    {"role": role, "content": text, "author": event.author, EVENT_KEY: event.id}
-                )
-            if new:
-                await memory.arecord(key, new)
+            if await offload.run(partial(_append_new, memory, key, list(events))):
                 # the conversation into history, where search and Dream find it
                 await memory.aconsolidate(key)
+
+
+#: One lock per (workspace, session key): ADK may add a session from several tasks or threads at
+#: once, and the events already stored are read and the new ones appended as one step.
+_ADDING: dict[tuple[Path, str], threading.Lock] = {}
+_ADDING_LOCK = threading.Lock()
+
+
+def _append_new(memory: Memory, key: str, events: list[Event]) -> int:
+    """``_add``'s work, on a worker thread: append the events with text that the conversation
+    ``key`` does not hold yet (by event id), under the lock of that conversation in this process;
+    how many were appended."""
+    with _ADDING_LOCK:
+        lock = _ADDING.setdefault((memory.workspace.root, key), threading.Lock())
+    with lock:
+        known = {m.get(EVENT_KEY) for m in memory.messages(key, archived=True)}
+        new: list[dict[str, Any]] = []
+        for event in events:
+            text = _event_text(event)
+            if not text or (event.id and event.id in known):
+                continue
+            known.add(event.id)
+            role = "user" if event.author == "user" else "assistant"
+            new.append({"role": role, "content": text, "author": event.author, EVENT_KEY: event.id})
+        if new:
+            memory.record(key, new, consolidate=False)
+    return len(new)
 
 
 def _delete(memory: Memory, memory_ids: list[str]) -> int:
