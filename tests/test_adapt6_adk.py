@@ -1,6 +1,6 @@
-"""Google ADK's ``BaseMemoryService`` contract on ``ReverieMemoryService`` (adapt6), through ADK's own
-objects: a session "may be added multiple times", from several tasks or threads at once (ADK's own
-services are thread-safe), and each event is still stored once; ``load_memory`` called by the
+"""Google ADK's ``BaseMemoryService`` contract on ``ReverieMemoryService`` (adapt6), through ADK's
+own objects: a session "may be added multiple times", from several tasks or threads at once (ADK's
+own services are thread-safe), and each event is still stored once; ``load_memory`` called by the
 model with an empty query is answered as ADK's own service answers it (no memories), never with a
 traceback from Reverie's argument checks."""
 
