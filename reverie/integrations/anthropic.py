@@ -30,7 +30,9 @@ error says what to do instead, in the same plain words.
 ``str_replace`` and ``insert`` edit the text they read and name it (``Memory.write``'s ``base``):
 a line another writer (Dream, a person) committed between the read and the write is merged in,
 never reverted; an edit of the same lines is refused with a ``ToolError`` saying to view the file
-again. ``create`` gives whole new text, as the command means.
+again. ``create`` makes a new file and refuses one that exists ("Error: File … already exists", as
+the SDK's reference tool does; the prompt files always exist), so a model that means a new file
+never replaces one it has not read, nor one another writer creates meanwhile.
 
 The SDK hands Claude's input over unchecked; ``check_input`` refuses, as a ``ToolError`` saying what
 to send, an input a command cannot run on (a missing or ill-typed argument, an unknown command), so
@@ -85,6 +87,7 @@ _PROMPT_FILES = {"SOUL.md": "SOUL.md", "USER.md": "USER.md", "MEMORY.md": "memor
 _ARCHIVE, _TOPICS = "memory/archive", "memory/topics"
 _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}[^/]*\.md$")
 _RESERVED_TOPLEVEL = ("archive",)
+_EMPTY = content_id("")  # a file that does not exist yet reads as empty
 T = TypeVar("T")
 
 
@@ -335,9 +338,16 @@ class _Commands:
     def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
         path = command.path
         rel = self._writable(path)
-        if self._under(path, self._files()):
+        files = self._files()
+        if self._under(path, files):
             raise ToolError(f"Error: {path} is a directory: name a file under it")
-        result = self._write(path, rel, command.file_text, "create")
+        if path in files:
+            raise ToolError(
+                f"Error: File {path} already exists: view it and change its lines (str_replace, "
+                "insert), or delete it first. Nothing was changed"
+            )
+        # base: the empty text, so a file another writer creates meanwhile is never replaced
+        result = self._write(path, rel, command.file_text, "create", base=_EMPTY)
         if result.staged:
             return _staged(path)
         return f"File created successfully at: {path}"
