@@ -141,3 +141,17 @@ def test_load_memory_with_an_empty_query_finds_nothing(tmp_path: Path, query: st
     assert asyncio.run(go()) == "0 memories"
     found = asyncio.run(service.search_memory(app_name="support", user_id="ada", query=query))
     assert found.memories == []
+
+
+def test_add_memory_refuses_an_entry_history_would_cut_and_keeps_the_others(
+    tmp_path: Path,
+) -> None:
+    service = ReverieMemoryService(tmp_path / "memory")
+    entries = [
+        MemoryEntry(content=types.Content(parts=[types.Part(text=text)]))
+        for text in ("Ada lives in Lisbon.", "Ada keeps notes. " * 60_000, "Ada likes tea.")
+    ]
+    with pytest.raises(ValueError, match=r"1 of 3 memories not stored \(memory 2: the text is"):
+        asyncio.run(service.add_memory(app_name="support", user_id="ada", memories=entries))
+    with service.open("support", "ada") as memory:
+        assert [e.content for e in memory.history()] == ["Ada lives in Lisbon.", "Ada likes tea."]

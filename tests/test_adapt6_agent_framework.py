@@ -117,3 +117,14 @@ def test_streamed_and_concurrent_runs_each_keep_their_own_conversation(
             ("user", f"I am user {n}."),
             ("assistant", f"noted: I am user {n}."),
         ]
+
+
+def test_a_query_of_a_megabyte_is_answered_with_what_to_send(memory: reverie.Memory) -> None:
+    """A query is a few words (the MCP server bounds it at 2,000 characters); Recall's work grows
+    with its length, so a megabyte is answered with an error the model can act on, at once."""
+    memory.remember("Ada's favourite editor is Helix.")
+    client = ToolThenText("search_memory", {"query": "editor " * 150_000})
+    agent = Agent(client=client, context_providers=[ReverieContextProvider(memory, record=False)])
+    said = asyncio.run(agent.run("Which editor?")).text
+    assert "query is 1,050,000 characters: say what to look for in a few words" in said
+    assert '"memories":[]' in said

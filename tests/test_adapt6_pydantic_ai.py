@@ -135,3 +135,25 @@ def test_a_session_key_given_as_a_string_is_checked_when_the_capability_is_made(
     with reverie.open(tmp_path / "ws") as memory:
         with pytest.raises(UserError, match="LINE FEED"):
             ReverieCapability(memory, session_key="chat\nada")
+
+
+def test_a_memory_longer_than_history_keeps_is_refused_whole_not_cut(tmp_path: Path) -> None:
+    """History keeps an entry up to ``memory.history.maxEntryChars`` (64,000) and cuts a longer one:
+    ``remember`` says so and stores nothing, rather than answer "remembered" for a text kept only in
+    part."""
+    long = "Ada keeps notes. " * 60_000  # about a megabyte
+    seen: list[str] = []
+
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart("remember", {"text": long})])
+        seen.append(messages[-1].parts[0].model_response_str())  # type: ignore[union-attr]
+        return ModelResponse(parts=[TextPart("ok")])
+
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        agent = Agent(FunctionModel(reply), capabilities=[ReverieCapability(memory, record=False)])
+        agent.run_sync("remember all of this")
+        assert seen[0].startswith("Nothing remembered: the text is 1,020,000 characters")
+        assert "more than one memory holds (64,000)" in seen[0]
+        assert memory.history() == []

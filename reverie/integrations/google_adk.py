@@ -12,13 +12,17 @@ What each call does:
 
 - ``add_session_to_memory(session)`` / ``add_events_to_memory(...)``: the events with text (the
   user's and the agents') are appended to ``sessions/adk_<session id>.jsonl`` (an event already
-  stored is skipped: ADK may add a session many times), then the whole conversation is consolidated
+  stored is skipped: ADK may add a session many times, from several tasks or threads at once; in
+  one process the check and the append are one step), then the whole conversation is consolidated
   into history (the Consolidator: fact lines, or the raw turns if the model fails), where Recall
   finds it and Dream distils it into the memory files.
 - ``add_memory(...)``: each entry's text is remembered (a history entry); one that cannot be
-  stored (``Memory.remember`` refuses a NUL or another control character) does not keep the
-  others out: they are stored, then ``ValueError`` names each one refused and why.
-- ``search_memory(app_name, user_id, query)``: Recall over that scope's memory files, archive,
+  stored (``Memory.remember`` refuses a NUL or another control character; one longer than a
+  history entry holds would be cut) does not keep the others out: they are stored, then
+  ``ValueError`` names each one refused and why.
+- ``search_memory(app_name, user_id, query)``: an empty query finds nothing (as ADK's own services
+  answer); else its first 2,000 characters (``_tools.MAX_QUERY_CHARS``), by Recall over that scope's
+  memory files, archive,
   history and conversations, made clean for a model (``Memory.search_memory``: no internal marks,
   never the assistant's own replies); each a ``MemoryEntry`` whose ``id`` is the memory's id and
   whose ``custom_metadata`` says where it came from and its score (the share of the query's words it
@@ -64,6 +68,7 @@ from .. import memory as _front_door
 from ..errors import ReverieError
 from ..memory import Memory, offload
 from ..text.memline import line_key
+from . import _tools
 
 __all__ = ["ReverieMemoryService", "EVENT_KEY", "SEARCH_LIMIT"]
 
@@ -148,6 +153,10 @@ class ReverieMemoryService(BaseMemoryService):
                 text = "\n".join(p.text for p in entry.content.parts or [] if p.text).strip()
                 if not text:
                     continue
+                why = _tools.too_long(memory, text)
+                if why is not None:  # history would keep only its start
+                    refused.append(f"memory {n}: {why}")
+                    continue
                 try:
                     await memory.aremember(text, session_key=f"adk:{app_name}")
                 except ReverieError as exc:  # this entry's own fault: the others are stored
@@ -168,7 +177,9 @@ class ReverieMemoryService(BaseMemoryService):
         async with self.open(app_name, user_id) as memory:
             if not memory.workspace.root.is_dir():
                 return SearchMemoryResponse()
-            found = await memory.asearch_memory(query, limit=SEARCH_LIMIT)
+            # ADK's preload_memory searches with the user's whole message: its start is searched
+            # (Recall's work grows with a query's length), as the memory tools bound a query
+            found = await memory.asearch_memory(query[: _tools.MAX_QUERY_CHARS], limit=SEARCH_LIMIT)
         entries = [
             MemoryEntry(
                 content=types.Content(role="user", parts=[types.Part(text=item.memory)]),
