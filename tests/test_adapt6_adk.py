@@ -155,3 +155,52 @@ def test_add_memory_refuses_an_entry_history_would_cut_and_keeps_the_others(
         asyncio.run(service.add_memory(app_name="support", user_id="ada", memories=entries))
     with service.open("support", "ada") as memory:
         assert [e.content for e in memory.history()] == ["Ada lives in Lisbon.", "Ada likes tea."]
+
+
+class _Reads(BaseLlm):
+    """A local model that keeps the text of every request it is sent and answers "ok"."""
+
+    seen: list[str] = []
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        self.seen.append(
+            "\n".join(p.text or "" for c in llm_request.contents for p in c.parts or [])
+        )
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text="ok")]))
+
+
+def test_preload_memory_hands_the_model_iso_8601_times(tmp_path: Path) -> None:
+    """``MemoryEntry.timestamp`` is "forwarded to LLM. Preferred format is ISO 8601" (ADK's own
+    services give ``datetime.isoformat()``); ADK's ``preload_memory`` puts it in the prompt."""
+    from datetime import datetime
+
+    from google.adk.tools.preload_memory_tool import PreloadMemoryTool
+
+    service = ReverieMemoryService(tmp_path / "memory")
+    note = MemoryEntry(content=types.Content(parts=[types.Part(text="Ada lives in Lisbon.")]))
+    model = _Reads(model="local")
+
+    async def go() -> None:
+        await service.add_memory(app_name="support", user_id="ada", memories=[note])
+        await service.add_session_to_memory(await _session())
+        sessions = InMemorySessionService()
+        agent = LlmAgent(name="helper", model=model, tools=[PreloadMemoryTool()])
+        runner = Runner(
+            app_name="support", agent=agent, session_service=sessions, memory_service=service
+        )
+        session = await sessions.create_session(app_name="support", user_id="ada")
+        message = types.Content(
+            role="user", parts=[types.Part(text="Where does Ada live, Lisbon?")]
+        )
+        async for _ in runner.run_async(user_id="ada", session_id=session.id, new_message=message):
+            pass
+
+    asyncio.run(go())
+    times = [
+        line[len("Time: ") :] for line in model.seen[-1].splitlines() if line.startswith("Time: ")
+    ]
+    assert len(times) >= 2, model.seen[-1]  # the remembered entry and the conversation's turns
+    for when in times:
+        assert "T" in when and datetime.fromisoformat(when), when

@@ -21,12 +21,12 @@ What each call does:
   history entry holds would be cut) does not keep the others out: they are stored, then
   ``ValueError`` names each one refused and why.
 - ``search_memory(app_name, user_id, query)``: an empty query finds nothing (as ADK's own services
-  answer); else its first 2,000 characters (``_tools.MAX_QUERY_CHARS``), by Recall over that scope's
-  memory files, archive,
-  history and conversations, made clean for a model (``Memory.search_memory``: no internal marks,
-  never the assistant's own replies); each a ``MemoryEntry`` whose ``id`` is the memory's id and
-  whose ``custom_metadata`` says where it came from and its score (the share of the query's words it
-  holds, 0 to 1).
+  answer); else its first 2,000 characters (``_tools.MAX_QUERY_CHARS``), by Recall over that
+  scope's memory files, archive, history and conversations, made clean for a model
+  (``Memory.search_memory``: no internal marks, never the assistant's own replies); each a
+  ``MemoryEntry`` whose ``id`` is the memory's id, whose ``timestamp`` is ISO 8601 (as ADK's own
+  services give it) and whose ``custom_metadata`` says where it came from and its score (the share
+  of the query's words it holds, 0 to 1).
 - ``delete_memory(app_name, user_id, memory_id)`` / ``delete_memories(..., memory_ids)``: exactly
   the memory a search returned goes, never another memory's text. A memory line (an id starting
   with ``m``) leaves its file for the archive, as ``Memory.delete`` (mem0's ``delete``) does, where
@@ -53,6 +53,7 @@ import os
 import re
 import threading
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from functools import partial
 from importlib.util import find_spec
 from pathlib import Path
@@ -92,6 +93,18 @@ def _check_id(kind: str, value: str) -> str:
             f"{kind} {value!r} is not a usable id (letters, digits, '._-@', at most 128 characters)"
         )
     return value
+
+
+def _iso(when: str | None) -> str | None:
+    """``when`` in ISO 8601, the form ``MemoryEntry.timestamp`` asks for and ADK's own services
+    give (a history entry's ``2026-11-25 14:05`` is ``2026-11-25T14:05:00``, local time as
+    history keeps it); as it is when it is not a date."""
+    if not when:
+        return when
+    try:
+        return datetime.fromisoformat(when).isoformat()
+    except ValueError:
+        return when
 
 
 def _event_text(event: Event) -> str:
@@ -185,7 +198,7 @@ class ReverieMemoryService(BaseMemoryService):
                 content=types.Content(role="user", parts=[types.Part(text=item.memory)]),
                 id=item.id,
                 author=f"reverie:{item.state}",
-                timestamp=item.updated_at,
+                timestamp=_iso(item.updated_at),
                 custom_metadata={"source": item.source, "score": item.score, "path": item.path},
             )
             for item in found
