@@ -110,3 +110,37 @@ def test_a_file_another_writer_creates_meanwhile_is_never_replaced(tmp_path: Pat
             )
         assert "nothing was written" in str(caught.value)
         assert memory.read("memory/topics/progress.md") == OLD
+
+
+def test_creates_of_one_file_at_once_keep_exactly_one(tmp_path: Path) -> None:
+    """``AsyncAnthropic``'s runner may run several tool calls at once: of four creates of the same
+    new file, one writes it and the others are told it exists (or changed meanwhile); the file is
+    the one that was reported created."""
+
+    async def go() -> list[str]:
+        with reverie.open(tmp_path / "ws") as memory:
+            memory.init()
+            tool = AsyncReverieMemoryTool(memory)
+
+            async def create(n: int) -> str:
+                command = {
+                    "command": "create",
+                    "path": "/memories/plan.md",
+                    "file_text": f"- Plan {n}: ship in May.\n",
+                }
+                try:
+                    return str(await tool.call(command))
+                except ToolError as exc:
+                    return f"refused {n}: {exc}"
+
+            said = await asyncio.gather(*(create(n) for n in range(4)))
+            kept = memory.read("memory/topics/plan.md")
+            return [*said, kept]
+
+    *said, kept = asyncio.run(go())
+    created = [s for s in said if s == "File created successfully at: /memories/plan.md"]
+    assert len(created) == 1, said
+    refused = [s for s in said if s.startswith("refused")]
+    assert len(refused) == 3 and all("Error:" in s for s in refused), refused
+    assert kept.startswith("- Plan ") and kept.count("Plan") == 1
+    assert not any(f"refused {kept[7]}:" in s for s in refused)  # the one reported created
