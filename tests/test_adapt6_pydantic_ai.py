@@ -157,3 +157,21 @@ def test_a_memory_longer_than_history_keeps_is_refused_whole_not_cut(tmp_path: P
         assert seen[0].startswith("Nothing remembered: the text is 1,020,000 characters")
         assert "more than one memory holds (64,000)" in seen[0]
         assert memory.history() == []
+
+
+def test_the_first_run_on_a_memory_never_written_searches_nothing_and_goes_on(
+    tmp_path: Path,
+) -> None:
+    """A new user's first conversation: the model searches before anything was written (the
+    workspace does not exist yet: the first write creates it). Pydantic AI's own ``TestModel``
+    calls the tool; it finds nothing, and the run is recorded."""
+    from pydantic_ai.models.test import TestModel
+
+    with reverie.open(tmp_path / "new") as memory:
+        agent = Agent(
+            TestModel(call_tools=["search_memory"]),
+            capabilities=[ReverieCapability(memory, session_key="chat:ada")],
+        )
+        out = agent.run_sync("What do you know about me?").output
+        assert '"memories":[]' in out.replace(" ", "")
+        assert [m["role"] for m in memory.messages("chat:ada")][0] == "user"

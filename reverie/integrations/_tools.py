@@ -63,6 +63,8 @@ async def search(
             "memories": [],
             "error": f"limit must be a whole number from 1 to {MAX_HITS}, not {limit!r}",
         }
+    if not memory.workspace.root.is_dir():  # nothing written yet (the first write creates it)
+        return {"memories": [], "notice": DATA_NOTICE}
     found = await memory.asearch_memory(
         query, limit=max(1, min(limit, MAX_HITS)), session_key=session_key
     )
