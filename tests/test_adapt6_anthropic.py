@@ -144,3 +144,16 @@ def test_creates_of_one_file_at_once_keep_exactly_one(tmp_path: Path) -> None:
     assert len(refused) == 3 and all("Error:" in s for s in refused), refused
     assert kept.startswith("- Plan ") and kept.count("Plan") == 1
     assert not any(f"refused {kept[7]}:" in s for s in refused)  # the one reported created
+
+
+def test_a_prompt_file_not_written_yet_is_created(tmp_path: Path) -> None:
+    """Before the first write the prompt files are listed empty (``view /memories``): creating one
+    replaces nothing, so it is made; once it holds text, a create is refused."""
+    with reverie.open(tmp_path / "new") as memory:
+        tool = ReverieMemoryTool(memory)
+        assert "0B\t/memories/USER.md" in str(tool.call({"command": "view", "path": "/memories"}))
+        made = {"command": "create", "path": "/memories/USER.md", "file_text": "# User\n- Ada.\n"}
+        assert tool.call(made) == "File created successfully at: /memories/USER.md"
+        assert memory.read("USER.md") == "# User\n- Ada.\n"
+        with pytest.raises(ToolError, match="already exists"):
+            tool.call(made)

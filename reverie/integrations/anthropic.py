@@ -30,9 +30,9 @@ error says what to do instead, in the same plain words.
 ``str_replace`` and ``insert`` edit the text they read and name it (``Memory.write``'s ``base``):
 a line another writer (Dream, a person) committed between the read and the write is merged in,
 never reverted; an edit of the same lines is refused with a ``ToolError`` saying to view the file
-again. ``create`` makes a new file and refuses one that exists ("Error: File … already exists", as
-the SDK's reference tool does; the prompt files always exist), so a model that means a new file
-never replaces one it has not read, nor one another writer creates meanwhile.
+again. ``create`` makes a new file and refuses one that holds text ("Error: File … already exists",
+as the SDK's reference tool does), so a model that means a new file never replaces one it has not
+read, nor one another writer creates meanwhile.
 
 The SDK hands Claude's input over unchecked; ``check_input`` refuses, as a ``ToolError`` saying what
 to send, an input a command cannot run on (a missing or ill-typed argument, an unknown command), so
@@ -252,6 +252,12 @@ class _Commands:
         except ReverieError:
             raise _missing(path, error=error) from None
 
+    def _holds_text(self, rel: str) -> bool:
+        try:
+            return bool(self.memory.read(rel))
+        except ReverieError:
+            return False
+
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         path = command.path.rstrip("/") or command.path
         rel = to_workspace(path)
@@ -341,7 +347,7 @@ class _Commands:
         files = self._files()
         if self._under(path, files):
             raise ToolError(f"Error: {path} is a directory: name a file under it")
-        if path in files:
+        if path in files and self._holds_text(rel):  # a prompt file not written yet is empty
             raise ToolError(
                 f"Error: File {path} already exists: view it and change its lines (str_replace, "
                 "insert), or delete it first. Nothing was changed"
