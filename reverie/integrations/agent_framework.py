@@ -116,7 +116,7 @@ class ReverieContextProvider(ContextProvider):
     ) -> None:
         """Add the memory block to the run's instructions, and the two tools; a session whose id
         cannot be stored is refused here, before the model is asked anything."""
-        key = self.key(session)
+        key = self.key(session) if self.tools or self.record else ""
         context.extend_instructions(self.source_id, await self.memory.acontext())
         if self.tools:
             context.extend_tools(self.source_id, self._tools(key))

@@ -162,7 +162,8 @@ class ReverieCapability(AbstractCapability[Any]):
 
     async def before_run(self, ctx: RunContext[Any]) -> None:
         """Refuse a run whose session key cannot be stored before the model is asked anything."""
-        self.key(ctx)
+        if self.record or self._toolset is not None:
+            self.key(ctx)
 
     def memory_for(self, ctx: RunContext[Any]) -> Memory:
         """The run's memory: ``memory`` itself, or what the function gave for this run (made once
