@@ -239,19 +239,17 @@ class ReverieMemoryService(BaseMemoryService):
                 await memory.aconsolidate(key)
 
 
-#: One lock per (workspace, session key): ADK may add a session from several tasks or threads at
-#: once, and the events already stored are read and the new ones appended as one step.
-_ADDING: dict[tuple[Path, str], threading.Lock] = {}
-_ADDING_LOCK = threading.Lock()
+#: ADK may add a session from several tasks or threads at once: the events already stored are read
+#: and the new ones appended as one step, under the lock of the conversation's stripe (a fixed set,
+#: so a server adding many sessions holds no lock per session).
+_ADDING = [threading.Lock() for _ in range(64)]
 
 
 def _append_new(memory: Memory, key: str, events: list[Event]) -> int:
     """``_add``'s work, on a worker thread: append the events with text that the conversation
-    ``key`` does not hold yet (by event id), under the lock of that conversation in this process;
-    how many were appended."""
-    with _ADDING_LOCK:
-        lock = _ADDING.setdefault((memory.workspace.root, key), threading.Lock())
-    with lock:
+    ``key`` does not hold yet (by event id), under its lock in this process; how many were
+    appended."""
+    with _ADDING[hash((memory.workspace.root, key)) % len(_ADDING)]:
         known = {m.get(EVENT_KEY) for m in memory.messages(key, archived=True)}
         new: list[dict[str, Any]] = []
         for event in events:
