@@ -175,3 +175,32 @@ def test_the_first_run_on_a_memory_never_written_searches_nothing_and_goes_on(
         out = agent.run_sync("What do you know about me?").output
         assert '"memories":[]' in out.replace(" ", "")
         assert [m["role"] for m in memory.messages("chat:ada")][0] == "user"
+
+
+def test_runs_of_several_users_at_once_each_use_and_close_their_own_memory(tmp_path: Path) -> None:
+    """One agent serving several users at once (``asyncio.gather`` of its runs): each run's tools
+    reach that user's memory only, and every memory a run opened is closed."""
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            said = messages[0].parts[-1].content  # type: ignore[union-attr]
+            return ModelResponse(parts=[ToolCallPart("remember", {"text": said})])
+        return ModelResponse(parts=[TextPart("noted")])
+
+    opened = Opened(tmp_path / "root")
+    agent = Agent(
+        FunctionModel(model),
+        deps_type=Deps,
+        capabilities=[ReverieCapability(opened, session_key=lambda ctx: f"chat:{ctx.deps.user}")],
+    )
+    users = ["ada", "bob", "cyd", "dee"]
+
+    async def go() -> None:
+        await asyncio.gather(*(agent.run(f"{u} likes green tea.", deps=Deps(u)) for u in users))
+
+    asyncio.run(go())
+    assert opened.closed == [True] * len(users)
+    for user in users:
+        with reverie.open(root=tmp_path / "root", user=user) as memory:
+            assert [e.content for e in memory.history()] == [f"{user} likes green tea."]
+            assert [m["role"] for m in memory.messages(f"chat:{user}")][0] == "user"
