@@ -64,10 +64,11 @@ def test_create_on_an_existing_file_is_an_error_result_and_changes_nothing(
         assert memory.read("memory/topics/progress.md") == OLD
         assert len(memory.log(limit=100)) == commits
         for path in ("/memories/USER.md", "/memories/MEMORY.md"):  # the prompt files exist
-            with pytest.raises(ToolError, match=f"File {path} already exists"):
+            with pytest.raises(ToolError, match=f"File {path} already exists") as caught:
                 ReverieMemoryTool(memory).call(
                     {"command": "create", "path": path, "file_text": "# Mine\n"}
                 )
+            assert "delete" not in str(caught.value)  # a prompt file keeps its name
         assert len(memory.log(limit=100)) == commits
 
 

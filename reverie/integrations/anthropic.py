@@ -348,9 +348,10 @@ class _Commands:
         if self._under(path, files):
             raise ToolError(f"Error: {path} is a directory: name a file under it")
         if path in files and self._holds_text(rel):  # a prompt file not written yet is empty
+            deletable = "" if rel in _PROMPT_FILES.values() else ", or delete it first"
             raise ToolError(
                 f"Error: File {path} already exists: view it and change its lines (str_replace, "
-                "insert), or delete it first. Nothing was changed"
+                f"insert){deletable}. Nothing was changed"
             )
         # base: the empty text, so a file another writer creates meanwhile is never replaced
         result = self._write(path, rel, command.file_text, "create", base=_EMPTY)
