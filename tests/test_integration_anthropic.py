@@ -176,14 +176,9 @@ def test_removed_lines_go_to_the_archive(tmp_path: Path) -> None:
     with reverie.open(tmp_path / "ws") as memory:
         memory.init()
         tool = ReverieMemoryTool(memory)
-        tool.call(
-            {
-                "command": "create",
-                "path": "/memories/MEMORY.md",
-                "file_text": (
-                    "# Memory\n- Launch is on Friday.\n- The repo uses uv.\n- CI runs on Linux.\n"
-                ),
-            }
+        memory.write(
+            "memory/MEMORY.md",
+            "# Memory\n- Launch is on Friday.\n- The repo uses uv.\n- CI runs on Linux.\n",
         )
         out = tool.call(
             {
@@ -254,11 +249,24 @@ REFUSALS = [
         "cannot be renamed: it is loaded into every conversation",
     ),
     (
-        {"command": "create", "path": "/memories/USER.md", "file_text": "# User\n"},
+        {
+            "command": "str_replace",
+            "path": "/memories/USER.md",
+            "old_str": "- Name: Ada.\n- Lives in Lisbon.\n- Likes chess.\n",
+            "new_str": "",
+        },
         (
             "/memories/USER.md was not changed: /memories/USER.md would lose more than half its"
             " content ("
         ),
+    ),
+    (
+        {"command": "create", "path": "/memories/USER.md", "file_text": "# User\n"},
+        "Error: File /memories/USER.md already exists: view it and change its lines",
+    ),
+    (
+        {"command": "create", "path": "/memories/notes.md", "file_text": "- three\n"},
+        "Error: File /memories/notes.md already exists",
     ),
     (
         {"command": "create", "path": "/memories/big.md", "file_text": "- x\n" * 5000},

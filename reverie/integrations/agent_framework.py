@@ -5,7 +5,9 @@ Given to ``Agent(context_providers=[...])``, before every run it adds the memory
 agent's instructions and offers two tools, ``search_memory`` and ``remember``; after every run it
 appends the run's messages (the input, the replies, tool calls and results) to
 ``sessions/<key>.jsonl`` and consolidates under token pressure (``Memory.record``). The key is
-``session_key`` when given, else ``maf:<the AgentSession's id>``.
+``session_key`` when given, else ``maf:<the AgentSession's id>``; one that cannot name a
+conversation is the framework's ``IntegrationInvalidRequestException``, raised before the model is
+asked.
 
     with reverie.open("~/agent/workspace") as memory:
         agent = Agent(client=..., instructions="Be brief.",
@@ -19,8 +21,10 @@ from typing import Any
 
 import orjson
 from agent_framework import ContextProvider, Message
+from agent_framework.exceptions import IntegrationInvalidRequestException
 
 from ..memory import Memory
+from ..text.safety import unusable_key
 from . import _tools
 
 __all__ = ["ReverieContextProvider", "to_messages"]
@@ -69,6 +73,16 @@ def to_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return out
 
 
+def _check_key(key: object) -> str:
+    """``key`` if it can name a conversation, else the framework's error for a request an
+    integration cannot take (``IntegrationInvalidRequestException``) saying why."""
+    why = unusable_key(key)
+    if why is not None:
+        raise IntegrationInvalidRequestException(f"Reverie: the session key {key!r} {why}")
+    assert isinstance(key, str)
+    return key
+
+
 class ReverieContextProvider(ContextProvider):
     """Memory for an Agent Framework agent (see the module doc). ``tools=False`` offers no tools;
     ``record=False`` keeps the conversation out of the workspace."""
@@ -83,23 +97,29 @@ class ReverieContextProvider(ContextProvider):
         source_id: str = "reverie",
     ) -> None:
         super().__init__(source_id)
+        if session_key is not None:
+            _check_key(session_key)
         self.memory = memory
         self.session_key = session_key
         self.tools = tools
         self.record = record
 
     def key(self, session: Any) -> str:
-        """The conversation's session key: ``session_key``, else ``maf:<the AgentSession's id>``."""
+        """The conversation's session key: ``session_key``, else ``maf:<the AgentSession's id>``;
+        the framework's ``IntegrationInvalidRequestException`` for an id that cannot name a
+        conversation (a control character or a line break, not UTF-8)."""
         session_id = getattr(session, "session_id", None)
-        return self.session_key or f"maf:{session_id or 'default'}"
+        return _check_key(self.session_key or f"maf:{session_id or 'default'}")
 
     async def before_run(
         self, *, agent: Any, session: Any, context: Any, state: dict[str, Any]
     ) -> None:
-        """Add the memory block to the run's instructions, and the two tools."""
+        """Add the memory block to the run's instructions, and the two tools; a session whose id
+        cannot be stored is refused here, before the model is asked anything."""
+        key = self.key(session) if self.tools or self.record else ""
         context.extend_instructions(self.source_id, await self.memory.acontext())
         if self.tools:
-            context.extend_tools(self.source_id, self._tools(self.key(session)))
+            context.extend_tools(self.source_id, self._tools(key))
 
     async def after_run(
         self, *, agent: Any, session: Any, context: Any, state: dict[str, Any]

@@ -30,7 +30,9 @@ error says what to do instead, in the same plain words.
 ``str_replace`` and ``insert`` edit the text they read and name it (``Memory.write``'s ``base``):
 a line another writer (Dream, a person) committed between the read and the write is merged in,
 never reverted; an edit of the same lines is refused with a ``ToolError`` saying to view the file
-again. ``create`` gives whole new text, as the command means.
+again. ``create`` makes a new file and refuses one that holds text ("Error: File … already exists",
+as the SDK's reference tool does), so a model that means a new file never replaces one it has not
+read, nor one another writer creates meanwhile.
 
 The SDK hands Claude's input over unchecked; ``check_input`` refuses, as a ``ToolError`` saying what
 to send, an input a command cannot run on (a missing or ill-typed argument, an unknown command), so
@@ -85,6 +87,7 @@ _PROMPT_FILES = {"SOUL.md": "SOUL.md", "USER.md": "USER.md", "MEMORY.md": "memor
 _ARCHIVE, _TOPICS = "memory/archive", "memory/topics"
 _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}[^/]*\.md$")
 _RESERVED_TOPLEVEL = ("archive",)
+_EMPTY = content_id("")  # a file that does not exist yet reads as empty
 T = TypeVar("T")
 
 
@@ -249,6 +252,12 @@ class _Commands:
         except ReverieError:
             raise _missing(path, error=error) from None
 
+    def _holds_text(self, rel: str) -> bool:
+        try:
+            return bool(self.memory.read(rel))
+        except ReverieError:
+            return False
+
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         path = command.path.rstrip("/") or command.path
         rel = to_workspace(path)
@@ -335,9 +344,17 @@ class _Commands:
     def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
         path = command.path
         rel = self._writable(path)
-        if self._under(path, self._files()):
+        files = self._files()
+        if self._under(path, files):
             raise ToolError(f"Error: {path} is a directory: name a file under it")
-        result = self._write(path, rel, command.file_text, "create")
+        if path in files and self._holds_text(rel):  # a prompt file not written yet is empty
+            deletable = "" if rel in _PROMPT_FILES.values() else ", or delete it first"
+            raise ToolError(
+                f"Error: File {path} already exists: view it and change its lines (str_replace, "
+                f"insert){deletable}. Nothing was changed"
+            )
+        # base: the empty text, so a file another writer creates meanwhile is never replaced
+        result = self._write(path, rel, command.file_text, "create", base=_EMPTY)
         if result.staged:
             return _staged(path)
         return f"File created successfully at: {path}"

@@ -12,17 +12,21 @@ What each call does:
 
 - ``add_session_to_memory(session)`` / ``add_events_to_memory(...)``: the events with text (the
   user's and the agents') are appended to ``sessions/adk_<session id>.jsonl`` (an event already
-  stored is skipped: ADK may add a session many times), then the whole conversation is consolidated
+  stored is skipped: ADK may add a session many times, from several tasks or threads at once; in
+  one process the check and the append are one step), then the whole conversation is consolidated
   into history (the Consolidator: fact lines, or the raw turns if the model fails), where Recall
   finds it and Dream distils it into the memory files.
 - ``add_memory(...)``: each entry's text is remembered (a history entry); one that cannot be
-  stored (``Memory.remember`` refuses a NUL or another control character) does not keep the
-  others out: they are stored, then ``ValueError`` names each one refused and why.
-- ``search_memory(app_name, user_id, query)``: Recall over that scope's memory files, archive,
-  history and conversations, made clean for a model (``Memory.search_memory``: no internal marks,
-  never the assistant's own replies); each a ``MemoryEntry`` whose ``id`` is the memory's id and
-  whose ``custom_metadata`` says where it came from and its score (the share of the query's words it
-  holds, 0 to 1).
+  stored (``Memory.remember`` refuses a NUL or another control character; one longer than a
+  history entry holds would be cut) does not keep the others out: they are stored, then
+  ``ValueError`` names each one refused and why.
+- ``search_memory(app_name, user_id, query)``: an empty query finds nothing (as ADK's own services
+  answer); else its first 2,000 characters (``_tools.MAX_QUERY_CHARS``), by Recall over that
+  scope's memory files, archive, history and conversations, made clean for a model
+  (``Memory.search_memory``: no internal marks, never the assistant's own replies); each a
+  ``MemoryEntry`` whose ``id`` is the memory's id, whose ``timestamp`` is ISO 8601 (as ADK's own
+  services give it) and whose ``custom_metadata`` says where it came from and its score (the share
+  of the query's words it holds, 0 to 1).
 - ``delete_memory(app_name, user_id, memory_id)`` / ``delete_memories(..., memory_ids)``: exactly
   the memory a search returned goes, never another memory's text. A memory line (an id starting
   with ``m``) leaves its file for the archive, as ``Memory.delete`` (mem0's ``delete``) does, where
@@ -47,7 +51,9 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from functools import partial
 from importlib.util import find_spec
 from pathlib import Path
@@ -63,6 +69,7 @@ from .. import memory as _front_door
 from ..errors import ReverieError
 from ..memory import Memory, offload
 from ..text.memline import line_key
+from . import _tools
 
 __all__ = ["ReverieMemoryService", "EVENT_KEY", "SEARCH_LIMIT"]
 
@@ -86,6 +93,18 @@ def _check_id(kind: str, value: str) -> str:
             f"{kind} {value!r} is not a usable id (letters, digits, '._-@', at most 128 characters)"
         )
     return value
+
+
+def _iso(when: str | None) -> str | None:
+    """``when`` in ISO 8601, the form ``MemoryEntry.timestamp`` asks for and ADK's own services
+    give (a history entry's ``2026-11-25 14:05`` is ``2026-11-25T14:05:00``, local time as
+    history keeps it); as it is when it is not a date."""
+    if not when:
+        return when
+    try:
+        return datetime.fromisoformat(when).isoformat()
+    except ValueError:
+        return when
 
 
 def _event_text(event: Event) -> str:
@@ -147,6 +166,10 @@ class ReverieMemoryService(BaseMemoryService):
                 text = "\n".join(p.text for p in entry.content.parts or [] if p.text).strip()
                 if not text:
                     continue
+                why = _tools.too_long(memory, text)
+                if why is not None:  # history would keep only its start
+                    refused.append(f"memory {n}: {why}")
+                    continue
                 try:
                     await memory.aremember(text, session_key=f"adk:{app_name}")
                 except ReverieError as exc:  # this entry's own fault: the others are stored
@@ -162,16 +185,20 @@ class ReverieMemoryService(BaseMemoryService):
     ) -> SearchMemoryResponse:
         """The scope's memories for ``query``, clean for a model, best first (see the module
         doc)."""
+        if not isinstance(query, str) or not query.strip():
+            return SearchMemoryResponse()  # as ADK's own services: no words, no memories
         async with self.open(app_name, user_id) as memory:
             if not memory.workspace.root.is_dir():
                 return SearchMemoryResponse()
-            found = await memory.asearch_memory(query, limit=SEARCH_LIMIT)
+            # ADK's preload_memory searches with the user's whole message: its start is searched
+            # (Recall's work grows with a query's length), as the memory tools bound a query
+            found = await memory.asearch_memory(query[: _tools.MAX_QUERY_CHARS], limit=SEARCH_LIMIT)
         entries = [
             MemoryEntry(
                 content=types.Content(role="user", parts=[types.Part(text=item.memory)]),
                 id=item.id,
                 author=f"reverie:{item.state}",
-                timestamp=item.updated_at,
+                timestamp=_iso(item.updated_at),
                 custom_metadata={"source": item.source, "score": item.score, "path": item.path},
             )
             for item in found
@@ -207,20 +234,34 @@ class ReverieMemoryService(BaseMemoryService):
     ) -> None:
         key = f"adk:{session_id}"
         async with await self._writing(app_name, user_id) as memory:
-            known = {m.get(EVENT_KEY) for m in await memory.amessages(key, archived=True)}
-            new: list[dict[str, Any]] = []
-            for event in events:
-                text = _event_text(event)
-                if not text or (event.id and event.id in known):
-                    continue
-                role = "user" if event.author == "user" else "assistant"
-                new.append(
-                    {"role": role, "content": text, "author": event.author, EVENT_KEY: event.id}
-                )
-            if new:
-                await memory.arecord(key, new)
+            if await offload.run(partial(_append_new, memory, key, list(events))):
                 # the conversation into history, where search and Dream find it
                 await memory.aconsolidate(key)
+
+
+#: ADK may add a session from several tasks or threads at once: the events already stored are read
+#: and the new ones appended as one step, under the lock of the conversation's stripe (a fixed set,
+#: so a server adding many sessions holds no lock per session).
+_ADDING = [threading.Lock() for _ in range(64)]
+
+
+def _append_new(memory: Memory, key: str, events: list[Event]) -> int:
+    """``_add``'s work, on a worker thread: append the events with text that the conversation
+    ``key`` does not hold yet (by event id), under its lock in this process; how many were
+    appended."""
+    with _ADDING[hash((memory.workspace.root, key)) % len(_ADDING)]:
+        known = {m.get(EVENT_KEY) for m in memory.messages(key, archived=True)}
+        new: list[dict[str, Any]] = []
+        for event in events:
+            text = _event_text(event)
+            if not text or (event.id and event.id in known):
+                continue
+            known.add(event.id)
+            role = "user" if event.author == "user" else "assistant"
+            new.append({"role": role, "content": text, "author": event.author, EVENT_KEY: event.id})
+        if new:
+            memory.record(key, new, consolidate=False)
+    return len(new)
 
 
 def _delete(memory: Memory, memory_ids: list[str]) -> int:

@@ -23,17 +23,19 @@ context); ``memory`` may be a function of the context too, so one agent serves m
     )
     agent = Agent("openai:gpt-5.2", deps_type=Deps, capabilities=[capability])
 
-A memory a function gives is closed at the end of the run.
+A memory a function gives is closed when the run ends, however it ends (``wrap_run``).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 from pydantic_ai import RunContext
-from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.capabilities import AbstractCapability, WrapRunHandler
+from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -47,6 +49,7 @@ from pydantic_ai.run import AgentRunResult
 from pydantic_ai.toolsets import FunctionToolset
 
 from ..memory import Memory
+from ..text.safety import unusable_key
 from . import _tools
 
 __all__ = ["ReverieCapability", "to_messages", "MemorySource", "KeySource"]
@@ -98,6 +101,16 @@ def to_messages(history: list[ModelMessage]) -> list[dict[str, Any]]:
     return out
 
 
+def _check_key(key: object) -> str:
+    """``key`` if it can name a conversation, else Pydantic AI's error for a misuse (``UserError``)
+    saying why."""
+    why = unusable_key(key)
+    if why is not None:
+        raise UserError(f"the session key {key!r} {why}")
+    assert isinstance(key, str)
+    return key
+
+
 #: What ``memory`` and ``session_key`` may be: a value, or a function of the run's context.
 MemorySource = Memory | Callable[[RunContext[Any]], Memory]
 KeySource = str | Callable[[RunContext[Any]], str] | None
@@ -130,6 +143,8 @@ class ReverieCapability(AbstractCapability[Any]):
                 f"session_key must be a string or a function of the run's context, not "
                 f"{type(session_key).__name__}"
             )
+        if isinstance(session_key, str):
+            _check_key(session_key)
         self.memory = memory
         self.session_key = session_key
         self.record = record
@@ -137,15 +152,18 @@ class ReverieCapability(AbstractCapability[Any]):
         self._opened: dict[str, Memory] = {}  # run id -> the memory a function gave for it
 
     def key(self, ctx: RunContext[Any]) -> str:
-        """The run's session key (see the module doc)."""
+        """The run's session key (see the module doc); Pydantic AI's ``UserError`` for one that
+        cannot name a conversation (not a string, blank, a control character, not UTF-8)."""
         if isinstance(self.session_key, str):
             return self.session_key
         if self.session_key is not None:
-            key = self.session_key(ctx)
-            if not isinstance(key, str) or not key:
-                raise TypeError(f"session_key gave {key!r}, not a non-empty string")
-            return key
-        return f"pydantic-ai:{ctx.conversation_id or 'default'}"
+            return _check_key(self.session_key(ctx))
+        return _check_key(f"pydantic-ai:{ctx.conversation_id or 'default'}")
+
+    async def before_run(self, ctx: RunContext[Any]) -> None:
+        """Refuse a run whose session key cannot be stored before the model is asked anything."""
+        if self.record or self._toolset is not None:
+            self.key(ctx)
 
     def memory_for(self, ctx: RunContext[Any]) -> Memory:
         """The run's memory: ``memory`` itself, or what the function gave for this run (made once
@@ -170,18 +188,26 @@ class ReverieCapability(AbstractCapability[Any]):
     def get_toolset(self) -> Any:
         return self._toolset
 
-    async def after_run(
-        self, ctx: RunContext[Any], *, result: AgentRunResult[Any]
+    async def wrap_run(
+        self, ctx: RunContext[Any], *, handler: WrapRunHandler
     ) -> AgentRunResult[Any]:
+        """The run, then the memory a function gave for it closed, however the run ends (failed,
+        cancelled): Pydantic AI releases a run's resources here, since ``after_run`` is not called
+        for a run that fails."""
         try:
-            if self.record:
-                turns = to_messages(result.new_messages())
-                if turns:
-                    await self.memory_for(ctx).arecord(self.key(ctx), turns)
+            return await handler()
         finally:
             opened = self._opened.pop(ctx.run_id or "default", None)
             if opened is not None:  # closed off the loop (it waits for a thread using the repo)
-                await opened.aclose()
+                await asyncio.shield(opened.aclose())
+
+    async def after_run(
+        self, ctx: RunContext[Any], *, result: AgentRunResult[Any]
+    ) -> AgentRunResult[Any]:
+        if self.record:
+            turns = to_messages(result.new_messages())
+            if turns:
+                await self.memory_for(ctx).arecord(self.key(ctx), turns)
         return result
 
     def _tools(self) -> FunctionToolset[Any]:
