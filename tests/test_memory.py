@@ -255,3 +255,16 @@ def test_a_pin_landing_while_a_write_or_remove_is_in_flight_is_kept(mem, verb):
         check=True,
     ).stdout
     assert status.strip() == ""
+
+
+def test_a_text_longer_than_one_memory_is_refused_whole_not_kept_in_part(mem):
+    """History cuts a longer entry (``memory.history.maxEntryChars``): ``remember`` refuses it in
+    one line and writes nothing, rather than keep its start while the caller hears it was kept."""
+    most = mem.config.memory.history.max_entry_chars
+    mem.remember("I live in Porto.")
+    with pytest.raises(CommandError, match="one memory holds") as refused:
+        mem.remember("I live in Lisbon. " + "x" * most)
+    assert "\n" not in str(refused.value)
+    assert [e.content for e in mem.history()] == ["I live in Porto."]
+    assert mem.remember("y" * (most - 10)).cursor == 2  # up to the limit, kept whole
+    assert len(mem.history()[-1].content) == most - 10

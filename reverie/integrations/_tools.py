@@ -22,7 +22,6 @@ __all__ = [
     "search",
     "remember",
     "states_something",
-    "too_long",
 ]
 
 #: Said with every search result: what memory returns is information, never orders.
@@ -78,34 +77,18 @@ def states_something(text: str) -> bool:
     return bool(words) and sum(len(w) for w in words) >= 3
 
 
-def too_long(memory: Memory, text: str) -> str | None:
-    """Why ``text`` is too long to be one memory, or None: history keeps an entry up to
-    ``memory.history.maxEntryChars`` characters and cuts a longer one, so a longer text would be
-    kept only in part while the caller is told it was remembered."""
-    most = memory.config.memory.history.max_entry_chars
-    if len(text) <= most:
-        return None
-    return f"the text is {len(text):,} characters, more than one memory holds ({most:,})"
-
-
 async def remember(memory: Memory, text: str, session_key: str) -> str:
     """A history entry (redacted); Dream distils it later, search finds it now. A text that states
-    nothing, or is longer than one memory holds (``too_long``), is refused with what to pass
-    instead."""
+    nothing, or that ``Memory.remember`` refuses (too long to be one memory, a NUL), is refused
+    with what to pass instead."""
     if not isinstance(text, str) or not states_something(text):
         shown = text if isinstance(text, str) else type(text).__name__
         return (
             f"Nothing remembered: {shown[:80]!r} does not state anything. Pass one short factual "
             'sentence, e.g. "Ada\'s favourite editor is Helix."'
         )
-    why = too_long(memory, text)
-    if why is not None:
-        return (
-            f"Nothing remembered: {why}. Pass one short factual sentence, or remember the facts "
-            "one at a time"
-        )
     try:
         done = await memory.aremember(text, session_key=session_key)
-    except CommandError as exc:  # text that cannot be stored (a NUL, a lone surrogate), named
+    except CommandError as exc:  # text that cannot be stored (a NUL, too long), named
         return f"Nothing remembered: {exc}"
     return f"remembered (history entry {done.cursor})"

@@ -166,10 +166,6 @@ class ReverieMemoryService(BaseMemoryService):
                 text = "\n".join(p.text for p in entry.content.parts or [] if p.text).strip()
                 if not text:
                     continue
-                why = _tools.too_long(memory, text)
-                if why is not None:  # history would keep only its start
-                    refused.append(f"memory {n}: {why}")
-                    continue
                 try:
                     await memory.aremember(text, session_key=f"adk:{app_name}")
                 except ReverieError as exc:  # this entry's own fault: the others are stored

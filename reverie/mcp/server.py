@@ -43,6 +43,7 @@ from ..memory import open as open_memory
 from ..recall.types import SourceKind
 from ..serving.auth import BearerAuth
 from ..serving.network import bind, is_loopback
+from ..storage.history import DEFAULT_MAX_ENTRY_CHARS
 from ..storage.workspace import Workspace
 from ..version import version
 
@@ -76,7 +77,7 @@ DATA_NOTICE = (
 
 #: Bounds on what a call may carry (the JSON schema states them, so a client's model sees them too).
 MAX_QUERY_CHARS = 2_000
-MAX_REMEMBER_CHARS = 100_000
+MAX_REMEMBER_CHARS = DEFAULT_MAX_ENTRY_CHARS  # one history entry's most (Memory.remember)
 MAX_SESSION_KEY_CHARS = 120
 MAX_DIFF_CHARS = 200_000
 

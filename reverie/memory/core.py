@@ -337,8 +337,15 @@ class Memory(MemoryVerbs):
     # -- history and search ------------------------------------------------------------------------
     def remember(self, text: str, *, session_key: str | None = None) -> Remembered:
         """Append ``text`` to history (secrets redacted first): Dream distils it later, ``recall``
-        finds it now."""
+        finds it now. A text longer than one history entry holds (``memory.history.maxEntryChars``)
+        is refused (``CommandError``) rather than kept in part while the caller hears it was."""
         text = check_stored("text", text)
+        most = self.config.memory.history.max_entry_chars
+        if len(text) > most:
+            raise CommandError(
+                f"the text is {len(text):,} characters, more than one memory holds ({most:,}): "
+                "remember the facts one at a time"
+            )
         if session_key is not None:
             check_key("session_key", session_key)
         self._create()
