@@ -14,7 +14,8 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
        forward — attributed differently, never lost
     3. write the objects (each loose object: lock file + rename; see reverie.gitstore.plumbing)
     4. move the branch ref old → new (git's lock file + fsync, reflog entry, rename; same module)
-    5. write the changed tracked files (reverie.storage.fsutil.atomic_write each)
+    5. write the changed tracked files (reverie.storage.fsutil.swap_in each: a person's save made
+       in between is merged in, never overwritten)
     6. mark the marker done (its first byte becomes ``#``)
 
 A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is
@@ -42,6 +43,7 @@ import os
 import socket
 import time
 from collections.abc import Iterable, Mapping
+from difflib import SequenceMatcher
 from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,10 +58,18 @@ from dulwich.index import (
 from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.refs import Ref
 
-from ..errors import GitStoreError, WorkspaceError
-from ..storage.fsutil import atomic_write, open_for_write, read_bytes_or_none
+from ..errors import GitStoreError, MergeConflictError, WorkspaceError
+from ..storage.fsutil import (
+    Displaced,
+    open_for_write,
+    put_back,
+    read_bytes_or_none,
+    set_aside,
+    swap_in,
+)
 from ..storage.signals import deferred_signals
 from ..storage.workspace import Workspace
+from .merge import merge3
 from .objects import (
     FILE_MODE,
     blob_id,
@@ -121,11 +131,15 @@ def _marker_done(marker: Path) -> None:
 class ResolvedPaths:
     """``Workspace.resolve`` memoised for one operation: each tracked path's safety checks (a chain
     of lstat calls) run once per commit instead of at every step. Accepted wherever this module
-    takes a workspace."""
+    takes a workspace.
+
+    ``based_on``: for the commit being written, each path's content in its parent commit — what the
+    writer expects to find on disk when it replaces the file (``write_workspace_file``)."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self._memo: dict[str, Path] = {}
+        self.based_on: dict[str, bytes | None] = {}
 
     def resolve(self, rel: str) -> Path:
         path = self._memo.get(rel)
@@ -137,12 +151,90 @@ class ResolvedPaths:
 def write_workspace_file(
     workspace: Workspace | ResolvedPaths, path: str, data: bytes | None
 ) -> None:
-    """Atomically replace (or delete, for None) a tracked file."""
+    """Atomically replace (or delete, for None) a tracked file, never over a person's save.
+
+    The commit being written was based on the file's content in its parent commit
+    (``ResolvedPaths.based_on``; without it, the file as read just before). The replace is an
+    exchange (``swap_in``) that hands back the bytes on disk at that instant: when they are neither
+    that base nor the new content, a person saved the file after Reverie read it, and their version
+    stays — with this commit's change three-way merged into it when the two do not overlap — on
+    disk, differing from HEAD, so the next write commits it as their ``manual`` edit (the
+    manual-edit protocol). A person who deleted the file meanwhile loses only the deletion."""
     target = workspace.resolve(path)
+    based_on = workspace.based_on if isinstance(workspace, ResolvedPaths) else {}
+    base = based_on[path] if path in based_on else read_bytes_or_none(target)
     if data is None:
-        target.unlink(missing_ok=True)
-    else:
-        atomic_write(target, data)
+        _delete_keeping_saves(target, path, base)
+        return
+    displaced = swap_in(target, data)
+    # before: what the path held when this swap began (a save was made on top of it); now: what
+    # this swap put there
+    before, now = base, data
+    previous: bytes | None = None  # the save the previous round put back
+    while displaced.data not in (None, before, now):
+        # a save landed since Reverie read the file (or, in a later round, on top of what Reverie
+        # had just put there): the person's change is merged into what is there now
+        theirs = displaced.data
+        assert theirs is not None
+        if before is base:  # once per write, however many rounds a fast typist causes
+            log.warning(
+                "%s was saved while Reverie was writing it; the saved version is kept "
+                "(the next write commits it as a manual edit)",
+                path,
+            )
+        # a save is made on top of what the person saw: what Reverie had put there (an in-place
+        # write) or, for an editor that never reloaded, their own previous save; the closer one
+        origin = before if previous is None else _closer(theirs, before, previous)
+        placed = _merged(origin, now, theirs, path)
+        previous = theirs
+        again = swap_in(target, placed)
+        displaced.discard()  # its bytes are on disk now
+        if placed is theirs and before is not base and again.keep is not None:
+            # their newest save could not be merged with the earlier one Reverie had put back:
+            # that earlier version stays next to the file (clean_temp_files names it)
+            log.warning("%s: an earlier save of it is kept in %s", path, again.keep)
+            again.keep = None
+        displaced, before, now = again, now, placed
+    displaced.discard()
+
+
+def _closer(text: bytes, a: bytes | None, b: bytes) -> bytes | None:
+    """Which of ``a`` and ``b`` ``text`` differs from by fewer lines."""
+    lines = text.splitlines()
+
+    def distance(other: bytes | None) -> int:
+        theirs = (other or b"").splitlines()
+        same = sum(m.size for m in SequenceMatcher(None, lines, theirs).get_matching_blocks())
+        return len(lines) + len(theirs) - 2 * same
+
+    return a if distance(a) <= distance(b) else b
+
+
+def _merged(base: bytes | None, ours: bytes, theirs: bytes, path: str) -> bytes:
+    """``theirs`` (a person's save made on top of ``base``) with the change base → ours merged in,
+    or ``theirs`` alone when the two changes overlap."""
+    if base is None:
+        return theirs
+    try:
+        texts = [b.decode("utf-8", "surrogateescape") for b in (base, theirs, ours)]
+        merged = merge3(*texts, path=path)
+    except MergeConflictError:
+        log.warning(
+            "%s: Reverie's change overlaps the saved edit; the saved version is kept as it is",
+            path,
+        )
+        return theirs
+    return merged.encode("utf-8", "surrogateescape")
+
+
+def _delete_keeping_saves(target: Path, path: str, base: bytes | None) -> None:
+    """Delete ``target`` unless what was there is a save made after Reverie read it (then it is put
+    back, unless an even newer file took its place meanwhile)."""
+    aside: Displaced = set_aside(target)
+    if aside.data is not None and aside.data != base:
+        log.warning("%s was saved while Reverie was deleting it; the saved version is kept", path)
+        put_back(aside, target)
+    aside.discard()
 
 
 def transact(
@@ -508,7 +600,11 @@ def _present(
 
 def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
     """Remove temp files an interrupted ``atomic_write`` of a tracked file left next to it (older
-    than a minute, so a concurrent writer's temp file is never pulled from under it)."""
+    than a minute, so a concurrent writer's temp file is never pulled from under it).
+
+    A ``.<name>.swap-*`` file (``write_workspace_file``) that a crash left may hold the bytes a
+    replace took off the file — a person's save among them — so it is removed only when the file
+    holds the same bytes; otherwise it stays, named in a warning."""
     now = time.time()
     for path in paths:
         try:
@@ -519,5 +615,20 @@ def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
             try:
                 if now - tmp.stat().st_mtime > 60:
                     tmp.unlink(missing_ok=True)
+            except OSError:
+                continue
+        for kept in target.parent.glob(f".{target.name}.swap-*"):
+            try:
+                if now - kept.lstat().st_ctime <= 60:
+                    continue  # a replace in progress
+                if read_bytes_or_none(kept) == read_bytes_or_none(target):
+                    kept.unlink(missing_ok=True)
+                else:
+                    log.warning(
+                        "%s holds a version of %s an interrupted write took off it; "
+                        "compare the two and remove it",
+                        kept,
+                        path,
+                    )
             except OSError:
                 continue
