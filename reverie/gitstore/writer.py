@@ -14,8 +14,8 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
        forward — attributed differently, never lost
     3. write the objects (each loose object: lock file + rename; see reverie.gitstore.plumbing)
     4. move the branch ref old → new (git's lock file + fsync, reflog entry, rename; same module)
-    5. write the changed tracked files (reverie.storage.fsutil.swap_in each: a person's save made
-       in between is merged in, never overwritten)
+    5. write the changed tracked files (``write_workspace_file`` each: a person's save made in
+       between is merged in, never overwritten)
     6. mark the marker done (its first byte becomes ``#``)
 
 A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is
@@ -37,13 +37,13 @@ its writer is known to be gone:
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import os
 import socket
 import time
 from collections.abc import Iterable, Mapping
-from difflib import SequenceMatcher
 from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,12 +60,11 @@ from dulwich.refs import Ref
 
 from ..errors import GitStoreError, MergeConflictError, WorkspaceError
 from ..storage.fsutil import (
-    Displaced,
     open_for_write,
-    put_back,
     read_bytes_or_none,
-    set_aside,
-    swap_in,
+    read_seen,
+    remove_if_unchanged,
+    replace_if_unchanged,
 )
 from ..storage.signals import deferred_signals
 from ..storage.workspace import Workspace
@@ -148,72 +147,109 @@ class ResolvedPaths:
         return path
 
 
+#: How many times one write reads the file, merges and tries again while saves keep landing, before
+#: it leaves the person's latest version on disk as it is.
+MAX_ROUNDS = 8
+
+
 def write_workspace_file(
     workspace: Workspace | ResolvedPaths, path: str, data: bytes | None
-) -> None:
-    """Atomically replace (or delete, for None) a tracked file, never over a person's save.
+) -> bytes | None:
+    """Atomically replace (or delete, for None) a tracked file, never over a person's save; returns
+    what the file holds afterwards.
 
     The commit being written was based on the file's content in its parent commit
-    (``ResolvedPaths.based_on``; without it, the file as read just before). The replace is an
-    exchange (``swap_in``) that hands back the bytes on disk at that instant: when they are neither
-    that base nor the new content, a person saved the file after Reverie read it, and their version
-    stays — with this commit's change three-way merged into it when the two do not overlap — on
-    disk, differing from HEAD, so the next write commits it as their ``manual`` edit (the
-    manual-edit protocol). A person who deleted the file meanwhile loses only the deletion."""
-    target = workspace.resolve(path)
+    (``ResolvedPaths.based_on``; without it, the file as first read here). The file is read again
+    just before the replace: when it is no longer that base, a person saved it after Reverie read
+    it, and what goes on disk is their version with this commit's change three-way merged in (as
+    they saved it where the two overlap) — differing from HEAD, so the next write commits it as
+    their ``manual`` edit (the manual-edit protocol). The replace happens only if the file is
+    still what that read found (``replace_if_unchanged``, which puts back a save landing in
+    between); otherwise the file is read and merged again. A person who deleted the file meanwhile
+    loses only the deletion; a deletion never removes a save."""
     based_on = workspace.based_on if isinstance(workspace, ResolvedPaths) else {}
-    base = based_on[path] if path in based_on else read_bytes_or_none(target)
-    if data is None:
-        _delete_keeping_saves(target, path, base)
-        return
-    displaced = swap_in(target, data)
-    # before: what the path held when this swap began (a save was made on top of it); now: what
-    # this swap put there
-    before, now = base, data
-    previous: bytes | None = None  # the save the previous round put back
-    while displaced.data not in (None, before, now):
-        # a save landed since Reverie read the file (or, in a later round, on top of what Reverie
-        # had just put there): the person's change is merged into what is there now
-        theirs = displaced.data
-        assert theirs is not None
-        if before is base:  # once per write, however many rounds a fast typist causes
+    return _write_keeping_saves(workspace.resolve(path), path, data, based_on)
+
+
+def _write_keeping_saves(
+    target: Path, path: str, data: bytes | None, based_on: Mapping[str, bytes | None]
+) -> bytes | None:
+    """``write_workspace_file`` of the resolved ``target``."""
+    known, base = path in based_on, based_on.get(path)
+    warned = False
+    # saves that came off the file in the instant between an exchange and its undoing, each with
+    # the version the file showed then (what it was saved on top of): merged into the next round
+    kept: list[Path] = []
+    shown: dict[Path, bytes] = {}
+    on_disk = False  # whether ``wanted``, kept saves merged in, is what the file holds
+    for _ in range(MAX_ROUNDS):
+        seen = read_seen(target)
+        if not known:
+            known, base = True, seen.data
+        theirs = _with_kept(seen.data, kept, shown, path)
+        saved = theirs not in (None, base, data)  # a save Reverie never read
+        if saved and not warned:
+            warned = True
             log.warning(
                 "%s was saved while Reverie was writing it; the saved version is kept "
                 "(the next write commits it as a manual edit)",
                 path,
             )
-        # a save is made on top of what the person saw: what Reverie had put there (an in-place
-        # write) or, for an editor that never reloaded, their own previous save; the closer one
-        origin = before if previous is None else _closer(theirs, before, previous)
-        placed = _merged(origin, now, theirs, path)
-        previous = theirs
-        again = swap_in(target, placed)
-        displaced.discard()  # its bytes are on disk now
-        if placed is theirs and before is not base and again.keep is not None:
-            # their newest save could not be merged with the earlier one Reverie had put back:
-            # that earlier version stays next to the file (clean_temp_files names it)
-            log.warning("%s: an earlier save of it is kept in %s", path, again.keep)
-            again.keep = None
-        displaced, before, now = again, now, placed
-    displaced.discard()
+        if data is None:
+            if seen.stamp is None or saved:
+                done: bytes | None = seen.data
+                break
+            if remove_if_unchanged(target, seen):
+                done = None
+                break
+            continue
+        wanted = _merged(base, data, theirs, path) if saved else data
+        assert wanted is not None
+        before = len(kept)
+        if wanted == seen.data or replace_if_unchanged(target, wanted, seen, kept=kept):
+            done, on_disk = wanted, True
+            break
+        shown.update((extra, wanted) for extra in kept[before:])
+    else:
+        log.warning(
+            "%s kept changing while Reverie was writing it; the version on disk stays as it is "
+            "(the next write commits it as a manual edit)",
+            path,
+        )
+        done = read_bytes_or_none(target)
+    for extra in kept:
+        if on_disk and extra in shown:  # merged into what is on disk now
+            extra.unlink(missing_ok=True)
+        else:
+            log.warning("%s: a version of it saved in the same instant is kept in %s", path, extra)
+    return done
 
 
-def _closer(text: bytes, a: bytes | None, b: bytes) -> bytes | None:
-    """Which of ``a`` and ``b`` ``text`` differs from by fewer lines."""
-    lines = text.splitlines()
+def _with_kept(
+    now: bytes | None, kept: list[Path], shown: dict[Path, bytes], path: str
+) -> bytes | None:
+    """``now`` (the file's bytes) with the change each kept save made to the version it was saved
+    on merged in. Where the two overlap the kept save wins: it is the newer (it landed on the file
+    after the version now on it had been taken off, and was put back)."""
+    for extra in kept:
+        save = read_bytes_or_none(extra)
+        if extra not in shown or save is None:
+            continue
+        if now is None:
+            now = save
+            continue
+        try:
+            texts = [b.decode("utf-8", "surrogateescape") for b in (shown[extra], now, save)]
+            now = merge3(*texts, path=path).encode("utf-8", "surrogateescape")
+        except MergeConflictError:
+            now = save
+    return now
 
-    def distance(other: bytes | None) -> int:
-        theirs = (other or b"").splitlines()
-        same = sum(m.size for m in SequenceMatcher(None, lines, theirs).get_matching_blocks())
-        return len(lines) + len(theirs) - 2 * same
 
-    return a if distance(a) <= distance(b) else b
-
-
-def _merged(base: bytes | None, ours: bytes, theirs: bytes, path: str) -> bytes:
+def _merged(base: bytes | None, ours: bytes, theirs: bytes | None, path: str) -> bytes | None:
     """``theirs`` (a person's save made on top of ``base``) with the change base → ours merged in,
     or ``theirs`` alone when the two changes overlap."""
-    if base is None:
+    if base is None or theirs is None:
         return theirs
     try:
         texts = [b.decode("utf-8", "surrogateescape") for b in (base, theirs, ours)]
@@ -225,16 +261,6 @@ def _merged(base: bytes | None, ours: bytes, theirs: bytes, path: str) -> bytes:
         )
         return theirs
     return merged.encode("utf-8", "surrogateescape")
-
-
-def _delete_keeping_saves(target: Path, path: str, base: bytes | None) -> None:
-    """Delete ``target`` unless what was there is a save made after Reverie read it (then it is put
-    back, unless an even newer file took its place meanwhile)."""
-    aside: Displaced = set_aside(target)
-    if aside.data is not None and aside.data != base:
-        log.warning("%s was saved while Reverie was deleting it; the saved version is kept", path)
-        put_back(aside, target)
-    aside.discard()
 
 
 def transact(
@@ -310,8 +336,7 @@ def transact(
                 if (
                     current != data
                 ):  # a file committed from disk is already right: no rewrite, no fsync
-                    write_workspace_file(workspace, path, data)
-                    seen[path] = data
+                    seen[path] = write_workspace_file(workspace, path, data)
             update_index(git_dir, workspace, entries)
         _marker_done(marker)
         return commit.id
@@ -336,7 +361,8 @@ def update_index(
     git_dir: Path, workspace: Workspace | ResolvedPaths, entries: Mapping[str, ObjectID | None]
 ) -> None:
     """Keep git's index in step with HEAD for the committed paths, so ``git status`` in the
-    workspace is clean. The index is only git's cache: failing to update it is logged, never fatal.
+    workspace is clean (a file on disk that is not HEAD's version, a person's edit, shows as
+    modified). The index is only git's cache: failing to update it is logged, never fatal.
     """
     path = git_dir / "index"
     try:
@@ -351,8 +377,14 @@ def update_index(
             name = rel.encode()
             if sha is None:
                 table.pop(name, None)
-            else:
-                table[name] = index_entry_from_stat(os.stat(workspace.resolve(rel)), sha, FILE_MODE)
+                continue
+            target = workspace.resolve(rel)
+            entry = index_entry_from_stat(os.stat(target), sha, FILE_MODE)
+            if blob_id(read_bytes_or_none(target) or b"") != sha:
+                # a person's version is on disk (a save made during the commit): a size git
+                # cannot trust makes `git status` compare the content and show their edit
+                entry = dataclasses.replace(entry, size=0)
+            table[name] = entry
         table = dict(sorted(table.items()))
         buf = BytesIO()
         write_index_dict(buf, table)
@@ -539,9 +571,8 @@ def recover_transaction(
         return  # no transaction was cut short (the marker brackets every object and ref write)
     lines = text.split("\n")
     parts = lines[0].split()
-    remove_stale_locks(
-        git_dir, ref, lines[1].split() if len(lines) > 1 and parts[-1:] == ["END"] else []
-    )
+    owner = lines[1].split() if len(lines) > 1 and parts[-1:] == ["END"] else []
+    remove_stale_locks(git_dir, ref, owner)
     head = repo.refs.read_ref(ref) if ref else None
     complete = len(parts) >= 3 and parts[-1] == "END" and len(parts[1]) == 40
     if complete and head is not None and parts[1].encode() == head:
@@ -559,6 +590,9 @@ def recover_transaction(
                 disk_path = workspace.resolve(path)
             except WorkspaceError:
                 continue
+            _recover_swaps(
+                disk_path, path, read_blob(store, old_ids[path]), read_blob(store, new_ids[path])
+            )
             disk = disk_path.read_bytes() if disk_path.is_file() else None
             disk_id = blob_id(disk) if disk is not None else None
             if disk_id == new_ids[path]:
@@ -580,6 +614,37 @@ def recover_transaction(
         # `git status` shows nothing staged, and a person's edit as the edit it is
         update_index(git_dir, workspace, _present(workspace, new_ids))
     _marker_done(marker)
+
+
+def _recover_swaps(target: Path, path: str, old: bytes | None, new: bytes | None) -> None:
+    """The ``.<name>.swap-*`` files an interrupted ``write_workspace_file`` of ``path`` left (one
+    is only ever made under the writer lock, which the caller holds: none is in use): the
+    transaction's own bytes, or what its exchange took off the file — the old version, or a
+    person's save. Its own bytes and the old version are removed; a save is put back with the
+    commit's change merged in, as the write would have; one that cannot be (a newer save is on
+    disk too) stays, named in a warning."""
+    for kept in sorted(target.parent.glob(f".{target.name}.swap-*")):
+        data, disk = read_bytes_or_none(kept), read_bytes_or_none(target)
+        if data is None or data in (old, new, disk):
+            kept.unlink(missing_ok=True)
+            continue
+        wanted = _merged(old, new, data, path) if new is not None else data
+        if disk in (old, new):
+            log.warning(
+                "finishing an interrupted commit: a save of %s it had taken off the file is put "
+                "back (it will be committed as manual)",
+                path,
+            )
+            _write_keeping_saves(target, path, wanted, {})
+        elif new is None or _merged(old, new, disk, path) != wanted:
+            log.warning(
+                "%s holds a version of %s an interrupted write took off it; "
+                "compare the two and remove it",
+                kept,
+                path,
+            )
+            continue
+        kept.unlink(missing_ok=True)
 
 
 def _present(

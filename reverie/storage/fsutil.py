@@ -11,11 +11,10 @@ later is refused rather than followed out of the workspace; and the opened descr
 regular file (a FIFO or device is refused). ``atomic_write`` never follows a link either: its temp
 file is ``O_EXCL`` and the rename replaces the link itself.
 
-``swap_in`` is ``atomic_write`` for a file a person may be editing: the rename is an exchange
-(Linux ``renameat2(RENAME_EXCHANGE)``), so the bytes that were on disk at the instant of the replace
-come back to the caller, who decides whether they were a person's save to keep. Where the exchange
-is not available (another system, a file system without it) the file is read just before an
-ordinary rename: the same result except for a save landing in that short window.
+``replace_if_unchanged`` is ``atomic_write`` for a file a person may be editing: it replaces only
+the file a read (``read_seen``) found, bytes and all, and a save landing in between stays on disk
+(see its docstring: on Linux the rename is an exchange that puts such a save back at once).
+``remove_if_unchanged`` is its deletion.
 """
 
 from __future__ import annotations
@@ -27,7 +26,9 @@ import logging
 import os
 import secrets
 import stat
+import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +36,10 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "atomic_write",
-    "swap_in",
-    "Displaced",
-    "set_aside",
-    "put_back",
+    "Seen",
+    "read_seen",
+    "replace_if_unchanged",
+    "remove_if_unchanged",
     "open_for_write",
     "write_all",
     "fsync_dir",
@@ -155,8 +156,12 @@ def _write_temp(path: Path, payload: bytes, kind: str, *, fsync: bool, mode: int
 _AT_FDCWD = -100
 _RENAME_NOREPLACE = 1
 _RENAME_EXCHANGE = 2
-#: How long ``swap_in`` waits for a program still writing the displaced file in place to close it.
+#: How long a replace waits for a program still writing the displaced file in place to close it.
 SETTLE_SECONDS = 2.0
+#: The audit event raised before each renameat2 call, with ``(src, dst, flags)``, as ``os.rename``
+#: raises ``"os.rename"``: a call through ctypes raises none of its own, and the crash tests find
+#: the steps they kill after through these events.
+RENAME2_EVENT = "reverie.renameat2"
 
 
 def _load_renameat2() -> Any:  # the C library's renameat2, or None where it has none
@@ -176,6 +181,7 @@ _renameat2 = _load_renameat2()
 def _rename2(src: Path, dst: Path, flags: int) -> None:
     """renameat2(src, dst, flags); ``OSError`` as ``os.rename`` raises it (``ENOSYS`` when the C
     library has no such call)."""
+    sys.audit(RENAME2_EVENT, src, dst, flags)
     if _renameat2 is None:
         raise OSError(errno.ENOSYS, "renameat2 is not available", str(dst))
     if _renameat2(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), flags) != 0:
@@ -186,132 +192,218 @@ def _rename2(src: Path, dst: Path, flags: int) -> None:
 #: errno values meaning "this kernel or file system cannot exchange": fall back to a plain rename.
 _NO_EXCHANGE = (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM)
 
-
-class Displaced:
-    """What ``swap_in`` (or ``set_aside``) took off ``path``: ``data`` are the bytes that were
-    there at the instant of the replace (None: there was no file), and ``keep`` the displaced file
-    itself, still on disk under a temp name until ``discard`` (None where nothing was kept: the
-    rename fallback, or no file). Keeping it until the caller has decided means a crash in between
-    leaves the bytes on disk."""
-
-    def __init__(self, data: bytes | None, keep: Path | None) -> None:
-        self.data = data
-        self.keep = keep
-
-    def discard(self) -> None:
-        if self.keep is not None:
-            self.keep.unlink(missing_ok=True)
-            self.keep = None
+#: A file's identity and version as ``lstat`` gives it: (inode, size, mtime in ns).
+Stamp = tuple[int, int, int]
 
 
-def swap_in(path: Path, data: bytes) -> Displaced:
-    """Replace ``path`` with ``data`` atomically (temp file, fsync, exchange, directory fsync) and
-    return what was there at that instant (see ``Displaced``; the caller discards it).
+@dataclass(frozen=True)
+class Seen:
+    """A file as one read found it: its bytes (None: no regular file there) and its stamp (None:
+    nothing at the name). ``replace_if_unchanged`` replaces only the file a ``Seen`` describes."""
 
-    A program that writes the file in place (open, write, close, no rename) and still has the
-    displaced file open is waited for, up to ``SETTLE_SECONDS`` (Linux: a read lease is refused
-    while a writer holds the file open), so its last bytes are the ones returned, not lost after.
-    The temp file is named ``.<name>.swap-*``: after a crash it may hold a displaced person's save,
-    so it is never swept away as an unfinished write (see ``reverie.gitstore.writer``)."""
-    path = Path(path)
-    tmp = _write_temp(path, data, "swap", fsync=True, mode=None)
-    exchanged = False
+    data: bytes | None
+    stamp: Stamp | None
+
+
+def _stamp(st: os.stat_result) -> Stamp:
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _stamp_of(path: Path) -> Stamp | None:
     try:
-        while True:
-            try:
-                _rename2(tmp, path, _RENAME_EXCHANGE)
-            except FileNotFoundError:  # no file to exchange with: create it, unless one appears
-                try:
-                    _rename2(tmp, path, _RENAME_NOREPLACE)
-                except FileExistsError:
-                    continue  # created in between: exchange with it
-                fsync_dir(path.parent)
-                return Displaced(None, None)
-            except OSError as exc:
-                if exc.errno not in _NO_EXCHANGE:
-                    raise
-                before = read_bytes_or_none(path)  # the fallback: read, then an ordinary rename
-                os.replace(tmp, path)
-                fsync_dir(path.parent)
-                return Displaced(before, None)
-            exchanged = True
-            fsync_dir(path.parent)
-            return Displaced(_read_settled(tmp), tmp)
-    except BaseException:
-        if not exchanged:  # tmp still holds only our bytes; after the exchange it stays
-            tmp.unlink(missing_ok=True)
-        raise
-
-
-def set_aside(path: Path) -> Displaced:
-    """Take ``path`` off its name atomically (renamed to a ``.<name>.swap-*`` file, kept until
-    ``discard``): the deletion counterpart of ``swap_in``."""
-    path = Path(path)
-    aside = path.parent / f".{path.name}.swap-{os.getpid()}-{secrets.token_hex(4)}"
-    try:
-        os.rename(path, aside)
+        return _stamp(os.lstat(path))
     except FileNotFoundError:
-        return Displaced(None, None)
-    fsync_dir(path.parent)
-    return Displaced(_read_settled(aside), aside)
+        return None
 
 
-def put_back(displaced: Displaced, path: Path) -> bool:
-    """Rename the file ``displaced`` kept back to ``path`` unless a file is there again (False:
-    a newer one is, and ``displaced`` is left to the caller)."""
-    if displaced.keep is None:
-        return False
-    try:
-        os.link(displaced.keep, path)  # never over a file that appeared meanwhile
-    except FileExistsError:
-        return False
-    displaced.discard()
-    fsync_dir(Path(path).parent)
-    return True
-
-
-def _read_settled(path: Path) -> bytes | None:
-    """The bytes of a just-displaced file once no program has it open for writing (waiting up to
-    ``SETTLE_SECONDS``); None when it is not a regular file (a symlink is replaced, never read)."""
+def read_seen(path: Path) -> Seen:
+    """``path`` as it is now: its bytes and its stamp, both from one descriptor (the stamp taken
+    after the read). A symbolic link or another non-regular file has a stamp but no bytes."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return Seen(None, None)
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOENT):
-            return None
-        raise
+        if exc.errno != errno.ELOOP:
+            raise
+        return Seen(None, _stamp_of(path))  # a symbolic link: replaced, never read
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        _wait_for_writers(fd, SETTLE_SECONDS)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return Seen(None, _stamp(st))
         chunks = []
-        while chunk := os.read(fd, 1 << 16):
+        while chunk := os.read(fd, max(st.st_size, 1 << 16)):
             chunks.append(chunk)
-        return b"".join(chunks)
+        return Seen(b"".join(chunks), _stamp(os.fstat(fd)))
     finally:
         os.close(fd)
 
 
-def _wait_for_writers(fd: int, timeout: float) -> None:
-    """Wait until no descriptor anywhere has ``fd``'s file open for writing: Linux grants a read
-    lease only then. The lease is dropped at once (nobody can open the file by its name any more,
-    so none would be broken). Where leases are refused for another reason (not the file's owner, a
-    file system without them, another system) there is nothing to wait on."""
+def replace_if_unchanged(
+    path: Path, data: bytes, seen: Seen, *, kept: list[Path] | None = None
+) -> bool:
+    """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, directory fsync) if it
+    is still the file ``seen`` describes: True when replaced. False when it changed since (a
+    person saved it): it is on ``path`` then, as they saved it, and the caller reads it again.
+
+    The rename is an exchange (Linux ``renameat2(RENAME_EXCHANGE)``) that keeps what it took off:
+    when that is not the file ``seen`` read with the same bytes — a save landed between the check
+    and the exchange — a second exchange puts it back at once, so ``path`` shows a version without
+    the person's save only for the span of two renames. A program that writes the file in place
+    (open, write, close, no rename) and still has the displaced file open is waited for, up to
+    ``SETTLE_SECONDS`` (a Linux read lease is refused while a writer holds the file open), and its
+    file is put back too. The temp file is named ``.<name>.swap-<pid>-*``: after a crash it may
+    hold what the exchange took off, so it is never swept away as an unfinished write (see
+    ``reverie.gitstore.writer``). Where the exchange is not available (another system, an old
+    kernel, a file system without it) the check is a ``stat`` just before an ordinary rename: the
+    same result except for a save landing between the two.
+
+    A save landing between the two exchanges (on ``data``, for that instant on ``path``) comes off
+    with the second: its file stays on disk, appended to ``kept`` for the caller to merge and
+    remove (without ``kept``, named in a warning)."""
+    path = Path(path)
+    tmp = _write_temp(path, data, "swap", fsync=True, mode=None)
+    try:
+        if _stamp_of(path) != seen.stamp:  # saved while the temp file was written
+            tmp.unlink()
+            return False
+        if seen.stamp is None:
+            return _create(tmp, path)
+        try:
+            _rename2(tmp, path, _RENAME_EXCHANGE)
+        except FileNotFoundError:  # removed in between
+            tmp.unlink()
+            return False
+        except OSError as exc:
+            if exc.errno not in _NO_EXCHANGE:
+                raise
+            os.replace(tmp, path)
+            fsync_dir(path.parent)
+            return True
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    # tmp now holds what the exchange took off path
+    if _unchanged(tmp, seen):
+        fsync_dir(path.parent)
+        tmp.unlink(missing_ok=True)
+        return True
+    _put_back(tmp, path, data, kept)
+    return False
+
+
+def _create(tmp: Path, path: Path) -> bool:
+    """Rename ``tmp`` to ``path`` unless a file appeared there (False, and ``tmp`` is removed)."""
+    try:
+        try:
+            _rename2(tmp, path, _RENAME_NOREPLACE)
+        except FileExistsError:
+            tmp.unlink()
+            return False
+        except OSError as exc:
+            if exc.errno not in _NO_EXCHANGE:
+                raise
+            try:
+                os.link(tmp, path)  # fails on an existing name, as NOREPLACE
+            except FileExistsError:
+                tmp.unlink()
+                return False
+            except OSError:  # a file system without hard links: the plain rename
+                os.replace(tmp, path)
+            else:
+                tmp.unlink()
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+    return True
+
+
+def _unchanged(displaced: Path, seen: Seen) -> bool:
+    """Whether ``displaced`` (just taken off its name) is the file ``seen`` read, with the same
+    bytes, and no program has it open for writing any more."""
+    try:
+        st = os.lstat(displaced)
+    except FileNotFoundError:
+        return True  # nothing to put back
+    if _stamp(st) != seen.stamp:
+        return False  # another file: a save renamed over the name
+    if not stat.S_ISREG(st.st_mode):
+        return True  # a symbolic link is replaced, never read
+    fd = os.open(displaced, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        if not _wait_for_writers(fd, SETTLE_SECONDS):
+            return False
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks) == seen.data and _stamp(os.fstat(fd)) == seen.stamp
+    finally:
+        os.close(fd)
+
+
+def _put_back(displaced: Path, path: Path, ours: bytes, kept: list[Path] | None) -> None:
+    """Exchange ``displaced`` back onto ``path``; what comes off is ``ours`` (removed) or, when a
+    save landed on ``path`` between the two exchanges, that save (kept: see
+    ``replace_if_unchanged``)."""
+    try:
+        _rename2(displaced, path, _RENAME_EXCHANGE)
+    except FileNotFoundError:  # ours was removed meanwhile: the displaced file goes back alone
+        if not _create(displaced, path):
+            log.warning("%s: an earlier version of it is kept in %s", path, displaced)
+        return
+    fsync_dir(path.parent)
+    if read_bytes_or_none(displaced) == ours:
+        displaced.unlink(missing_ok=True)
+    elif kept is not None:
+        kept.append(displaced)
+    else:
+        log.warning("%s: a version of it saved in the same instant is kept in %s", path, displaced)
+
+
+def remove_if_unchanged(path: Path, seen: Seen) -> bool:
+    """Remove ``path`` if it is still the file ``seen`` describes: True when removed (or already
+    gone). False when it changed since: it stays (put back when the change landed between the
+    check and the removal)."""
+    path = Path(path)
+    if _stamp_of(path) != seen.stamp:
+        return False
+    aside = path.parent / f".{path.name}.swap-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return True
+    if _unchanged(aside, seen):
+        fsync_dir(path.parent)
+        aside.unlink(missing_ok=True)
+        return True
+    if not _create(aside, path):
+        log.warning("%s: an earlier version of it is kept in %s", path, aside)
+    return False
+
+
+def _wait_for_writers(fd: int, timeout: float) -> bool:
+    """Wait until no descriptor anywhere has ``fd``'s file open for writing (Linux grants a read
+    lease only then; it is dropped at once, as nobody can open the file by its name any more):
+    False when one still has after ``timeout``. Where leases are refused for another reason (not
+    the file's owner, a file system without them, another system) there is nothing to wait on."""
     setlease = getattr(fcntl, "F_SETLEASE", None)
     if setlease is None:
-        return
+        return True
     deadline = time.monotonic() + timeout
     while True:
         try:
             fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)
         except OSError as exc:
-            if exc.errno in (errno.EAGAIN, errno.EBUSY) and time.monotonic() < deadline:
+            if exc.errno not in (errno.EAGAIN, errno.EBUSY):
+                return True
+            if time.monotonic() < deadline:
                 time.sleep(0.002)
                 continue
-            if exc.errno in (errno.EAGAIN, errno.EBUSY):
-                log.warning("a program still has a displaced memory file open for writing")
-            return
+            log.warning("a program still has a displaced memory file open for writing")
+            return False
         fcntl.fcntl(fd, setlease, fcntl.F_UNLCK)
-        return
+        return True
 
 
 def read_bytes_or_none(path: Path | str) -> bytes | None:
