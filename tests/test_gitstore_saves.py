@@ -367,7 +367,7 @@ def test_a_kill_between_the_exchange_and_the_put_back_loses_no_save(
     gs: GitStore, workspace: Workspace, forked: Callable[[Callable[[], None]], int]
 ) -> None:
     """SIGKILL at the one step where the save is off the file (in the ``.swap-*`` file): the next
-    writer's recovery puts it back, with the commit's change merged in, and removes the swap file."""
+    writer's recovery puts it back, with the commit's change merged in, and removes that file."""
     path = workspace.root / USER
     gs.close()
     assert forked(lambda: _commit_killed_after_the_exchange(workspace.root)) == -signal.SIGKILL
