@@ -312,21 +312,41 @@ def test_without_the_exchange_commits_fall_back_to_a_rename(
     assert not swap_files(path)
 
 
+AUDITED = """
+import os, sys
+from reverie.gitstore import GitStore
+from reverie.storage.fsutil import RENAME2_EVENT
+from reverie.storage.workspace import Workspace
+
+root = sys.argv[1]
+events = []
+
+def hook(event, args):
+    if event == RENAME2_EVENT and str(args[1]).startswith(root):
+        events.append(f"{os.path.relpath(args[1], root)} {args[2]}")
+
+sys.addaudithook(hook)
+GitStore(Workspace(root)).commit(
+    "dream: learn", kind="dream", files={"USER.md": sys.argv[2]}, base={"USER.md": sys.argv[3]}
+)
+print("\\n".join(events))
+"""
+
+
 @pytest.mark.skipif(not EXCHANGES, reason="no renameat2 here")
 def test_each_exchange_is_an_audited_step(gs: GitStore, workspace: Workspace) -> None:
     """The crash tests find the steps they kill after through audit events: the exchange through
-    ctypes raises its own, naming the file it replaces."""
-    events: list[tuple[str, int]] = []
-    root = str(workspace.root)
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event == fsutil.RENAME2_EVENT and str(args[1]).startswith(root):
-            events.append((os.path.relpath(args[1], root), args[2]))
-
-    sys.addaudithook(hook)  # for the rest of the process: it only records into this list
-    gs.commit("dream: learn", kind="dream", files={USER: DREAMT}, base={USER: BASE})
-    assert (USER, fsutil._RENAME_EXCHANGE) in events
-    events.clear()
+    ctypes raises its own, naming the file it replaces (in a process of its own: an audit hook
+    cannot be removed)."""
+    gs.close()
+    done = subprocess.run(
+        [sys.executable, "-c", AUDITED, str(workspace.root), DREAMT, BASE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [f"{USER} {fsutil._RENAME_EXCHANGE}"]
 
 
 def _commit_killed_after_the_exchange(ws: Path) -> None:
