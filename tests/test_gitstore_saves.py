@@ -140,6 +140,20 @@ def test_save_between_commit_and_replace_is_kept_and_committed_as_manual(
     assert not swap_files(path)  # nothing left behind
 
 
+def test_overlapping_save_is_kept_as_saved(
+    gs: GitStore, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = workspace.root / USER
+    hand = "# User\n- likes coffee now\n- lives in Lyon\n"  # the same line Dream changes
+    dreamt = "# User\n- likes green tea\n- lives in Lyon\n"
+    after_head_moves(monkeypatch, lambda: save_by_rename(path, hand))
+    gs.commit("dream: change", kind="dream", files={USER: dreamt}, base={USER: BASE})
+    assert path.read_text() == hand  # the person's version, as saved
+    assert gs.file_at("HEAD", USER) == dreamt  # Dream's version, in history
+    gs.commit("manual", kind="manual")
+    assert gs.file_at("HEAD", USER) == hand and gs.log(1)[0].kind == "manual"
+
+
 def test_the_file_never_shows_a_version_without_the_save(
     gs: GitStore, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -242,13 +256,36 @@ def test_an_in_place_writer_still_writing_keeps_its_file(tmp_path: Path) -> None
 
     fsutil._wait_for_writers = opened_then_wait  # type: ignore[assignment]
     try:
-        replaced = fsutil.replace_if_unchanged(path, b"new\n", seen)
+        outcome = fsutil.replace_if_unchanged(path, b"new\n", seen)
     finally:
         fsutil._wait_for_writers = real  # type: ignore[assignment]
         t.join()
-    assert replaced is False
+    assert outcome == "changed"
     assert path.read_bytes() == b"old\nappended in place\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["USER.md"]
+
+
+@pytest.mark.skipif(not EXCHANGES, reason="no renameat2 here")
+def test_a_file_held_open_for_writing_stays_where_its_writes_land(
+    gs: GitStore, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program holding the file open for writing through the whole commit (``cat >> USER.md``
+    typed by hand): after a wait its file goes back on the name and the write stops there, so
+    what it writes afterwards is in USER.md, not in a file nobody reads. Dream's change is in
+    its commit; the next write commits the file as the person's."""
+    monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
+    path = workspace.root / USER
+    held = open(path, "a")  # noqa: SIM115 (held open across the commit on purpose)
+    try:
+        gs.commit("dream: learn", kind="dream", files={USER: DREAMT}, base={USER: BASE})
+        held.write(HAND)
+    finally:
+        held.close()
+    assert path.read_text() == BASE + HAND
+    assert gs.file_at("HEAD", USER) == DREAMT
+    assert not swap_files(path)
+    gs.commit("manual", kind="manual")
+    assert gs.file_at("HEAD", USER) == BASE + HAND
 
 
 def test_deleting_keeps_a_save(gs: GitStore, workspace: Workspace) -> None:

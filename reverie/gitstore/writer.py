@@ -60,6 +60,7 @@ from dulwich.refs import Ref
 
 from ..errors import GitStoreError, MergeConflictError, WorkspaceError
 from ..storage.fsutil import (
+    Seen,
     open_for_write,
     read_bytes_or_none,
     read_seen,
@@ -175,54 +176,70 @@ def _write_keeping_saves(
     target: Path, path: str, data: bytes | None, based_on: Mapping[str, bytes | None]
 ) -> bytes | None:
     """``write_workspace_file`` of the resolved ``target``."""
-    known, base = path in based_on, based_on.get(path)
-    warned = False
+    seen = read_seen(target)
+    base = based_on[path] if path in based_on else seen.data
+    if data is None:
+        return _delete_keeping_saves(target, path, base, seen)
     # saves that came off the file in the instant between an exchange and its undoing, each with
     # the version the file showed then (what it was saved on top of): merged into the next round
     kept: list[Path] = []
     shown: dict[Path, bytes] = {}
-    on_disk = False  # whether ``wanted``, kept saves merged in, is what the file holds
-    for _ in range(MAX_ROUNDS):
-        seen = read_seen(target)
-        if not known:
-            known, base = True, seen.data
+    done: bytes | None = None
+    why = "kept changing while Reverie was writing it"
+    for round_no in range(MAX_ROUNDS):
+        seen = seen if round_no == 0 else read_seen(target)
         theirs = _with_kept(seen.data, kept, shown, path)
         saved = theirs not in (None, base, data)  # a save Reverie never read
-        if saved and not warned:
-            warned = True
-            log.warning(
-                "%s was saved while Reverie was writing it; the saved version is kept "
-                "(the next write commits it as a manual edit)",
-                path,
-            )
-        if data is None:
-            if seen.stamp is None or saved:
-                done: bytes | None = seen.data
-                break
-            if remove_if_unchanged(target, seen):
-                done = None
-                break
-            continue
+        if saved and round_no == 0:
+            _warn_saved(path)
         wanted = _merged(base, data, theirs, path) if saved else data
         assert wanted is not None
         before = len(kept)
-        if wanted == seen.data or replace_if_unchanged(target, wanted, seen, kept=kept):
-            done, on_disk = wanted, True
+        outcome = "replaced" if wanted == seen.data else None
+        outcome = outcome or replace_if_unchanged(target, wanted, seen, kept=kept)
+        if outcome == "replaced":
+            done = wanted
             break
         shown.update((extra, wanted) for extra in kept[before:])
-    else:
+        if outcome == "busy":
+            why = "is open for writing in another program"
+            break
+    if done is None:
         log.warning(
-            "%s kept changing while Reverie was writing it; the version on disk stays as it is "
-            "(the next write commits it as a manual edit)",
+            "%s %s; the version on disk stays as it is (the next write commits it as a manual "
+            "edit)",
             path,
+            why,
         )
-        done = read_bytes_or_none(target)
     for extra in kept:
-        if on_disk and extra in shown:  # merged into what is on disk now
+        if done is not None and extra in shown:  # merged into what is on disk now
             extra.unlink(missing_ok=True)
         else:
             log.warning("%s: a version of it saved in the same instant is kept in %s", path, extra)
-    return done
+    return done if done is not None else read_bytes_or_none(target)
+
+
+def _warn_saved(path: str) -> None:
+    log.warning(
+        "%s was saved while Reverie was writing it; the saved version is kept "
+        "(the next write commits it as a manual edit)",
+        path,
+    )
+
+
+def _delete_keeping_saves(target: Path, path: str, base: bytes | None, seen: Seen) -> bytes | None:
+    """Delete ``target`` unless it holds a save Reverie never read (``base``: what it expected);
+    returns what is left (None: nothing)."""
+    for round_no in range(MAX_ROUNDS):
+        seen = seen if round_no == 0 else read_seen(target)
+        if seen.stamp is None:
+            return None
+        if seen.data not in (None, base):
+            _warn_saved(path)
+            return seen.data
+        if remove_if_unchanged(target, seen):
+            return None
+    return read_bytes_or_none(target)
 
 
 def _with_kept(

@@ -30,7 +30,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 log = logging.getLogger(__name__)
 
@@ -194,6 +194,8 @@ _NO_EXCHANGE = (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, err
 
 #: A file's identity and version as ``lstat`` gives it: (inode, size, mtime in ns).
 Stamp = tuple[int, int, int]
+#: What ``replace_if_unchanged`` did (see there).
+Outcome = Literal["replaced", "changed", "busy"]
 
 
 @dataclass(frozen=True)
@@ -241,10 +243,12 @@ def read_seen(path: Path) -> Seen:
 
 def replace_if_unchanged(
     path: Path, data: bytes, seen: Seen, *, kept: list[Path] | None = None
-) -> bool:
+) -> Outcome:
     """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, directory fsync) if it
-    is still the file ``seen`` describes: True when replaced. False when it changed since (a
+    is still the file ``seen`` describes: ``"replaced"``. ``"changed"`` when it changed since (a
     person saved it): it is on ``path`` then, as they saved it, and the caller reads it again.
+    ``"busy"`` when a program still had it open for writing after ``SETTLE_SECONDS``: it is on
+    ``path`` too, where that program's writes land.
 
     The rename is an exchange (Linux ``renameat2(RENAME_EXCHANGE)``) that keeps what it took off:
     when that is not the file ``seen`` read with the same bytes — a save landed between the check
@@ -266,30 +270,31 @@ def replace_if_unchanged(
     try:
         if _stamp_of(path) != seen.stamp:  # saved while the temp file was written
             tmp.unlink()
-            return False
+            return "changed"
         if seen.stamp is None:
-            return _create(tmp, path)
+            return "replaced" if _create(tmp, path) else "changed"
         try:
             _rename2(tmp, path, _RENAME_EXCHANGE)
         except FileNotFoundError:  # removed in between
             tmp.unlink()
-            return False
+            return "changed"
         except OSError as exc:
             if exc.errno not in _NO_EXCHANGE:
                 raise
             os.replace(tmp, path)
             fsync_dir(path.parent)
-            return True
+            return "replaced"
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     # tmp now holds what the exchange took off path
-    if _unchanged(tmp, seen):
+    found = _compare(tmp, seen)
+    if found == "replaced":
         fsync_dir(path.parent)
         tmp.unlink(missing_ok=True)
-        return True
+        return found
     _put_back(tmp, path, data, kept)
-    return False
+    return found
 
 
 def _create(tmp: Path, path: Path) -> bool:
@@ -319,25 +324,27 @@ def _create(tmp: Path, path: Path) -> bool:
     return True
 
 
-def _unchanged(displaced: Path, seen: Seen) -> bool:
+def _compare(displaced: Path, seen: Seen) -> Outcome:
     """Whether ``displaced`` (just taken off its name) is the file ``seen`` read, with the same
-    bytes, and no program has it open for writing any more."""
+    bytes, and no program has it open for writing any more (``"replaced"``: it can go), or another
+    version (``"changed"``), or still open for writing (``"busy"``)."""
     try:
         st = os.lstat(displaced)
     except FileNotFoundError:
-        return True  # nothing to put back
+        return "replaced"  # nothing to put back
     if _stamp(st) != seen.stamp:
-        return False  # another file: a save renamed over the name
+        return "changed"  # another file: a save renamed over the name
     if not stat.S_ISREG(st.st_mode):
-        return True  # a symbolic link is replaced, never read
+        return "replaced"  # a symbolic link is replaced, never read
     fd = os.open(displaced, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     try:
         if not _wait_for_writers(fd, SETTLE_SECONDS):
-            return False
+            return "busy"
         chunks = []
         while chunk := os.read(fd, 1 << 16):
             chunks.append(chunk)
-        return b"".join(chunks) == seen.data and _stamp(os.fstat(fd)) == seen.stamp
+        same = b"".join(chunks) == seen.data and _stamp(os.fstat(fd)) == seen.stamp
+        return "replaced" if same else "changed"
     finally:
         os.close(fd)
 
@@ -373,7 +380,7 @@ def remove_if_unchanged(path: Path, seen: Seen) -> bool:
         os.rename(path, aside)
     except FileNotFoundError:
         return True
-    if _unchanged(aside, seen):
+    if _compare(aside, seen) == "replaced":
         fsync_dir(path.parent)
         aside.unlink(missing_ok=True)
         return True
