@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -248,18 +250,57 @@ def test_an_in_place_writer_still_writing_keeps_its_file(tmp_path: Path) -> None
 
     t = threading.Thread(target=finish)
     t.start()
-    real = fsutil._wait_for_writers
+    real = fsutil._lease
 
-    def opened_then_wait(fd: int, timeout: float) -> bool:
+    def opened_then_wait(fd: int, timeout: float) -> bool | None:
         gate.set()  # the writer goes on while the replace waits for it
         return real(fd, timeout)
 
-    fsutil._wait_for_writers = opened_then_wait  # type: ignore[assignment]
+    fsutil._lease = opened_then_wait  # type: ignore[assignment]
     try:
         outcome = fsutil.replace_if_unchanged(path, b"new\n", seen)
     finally:
-        fsutil._wait_for_writers = real  # type: ignore[assignment]
+        fsutil._lease = real  # type: ignore[assignment]
         t.join()
+    assert outcome == "changed"
+    assert path.read_bytes() == b"old\nappended in place\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["USER.md"]
+
+
+@pytest.mark.skipif(
+    not EXCHANGES or not hasattr(fcntl, "F_SETLEASE"), reason="needs renameat2 and leases"
+)
+def test_a_writer_opening_the_file_during_the_final_read_keeps_its_file(tmp_path: Path) -> None:
+    """A program that looked the file up before the exchange and opens it for writing while
+    Reverie reads what the exchange took off (the lease is held through the read, so the open
+    waits, and breaks the lease): the file is put back, so what it writes lands on the name."""
+    path = tmp_path / "USER.md"
+    path.write_text("old\n")
+    seen = fsutil.read_seen(path)
+    writers: list[threading.Thread] = []
+    real = fsutil._lease
+
+    def open_while_leased(fd: int, timeout: float) -> bool | None:
+        leased = real(fd, timeout)
+        displaced = os.readlink(f"/proc/self/fd/{fd}")
+
+        def write() -> None:
+            with open(displaced, "a") as f:  # waits until the lease is dropped
+                f.write("appended in place\n")
+
+        writers.append(threading.Thread(target=write))
+        writers[0].start()
+        while fcntl.fcntl(fd, fcntl.F_GETLEASE) == fcntl.F_RDLCK:  # until the open breaks it
+            time.sleep(0.001)
+        return leased
+
+    fsutil._lease = open_while_leased  # type: ignore[assignment]
+    try:
+        outcome = fsutil.replace_if_unchanged(path, b"new\n", seen)
+    finally:
+        fsutil._lease = real  # type: ignore[assignment]
+        for t in writers:
+            t.join()
     assert outcome == "changed"
     assert path.read_bytes() == b"old\nappended in place\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["USER.md"]

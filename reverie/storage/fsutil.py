@@ -25,6 +25,7 @@ import fcntl
 import logging
 import os
 import secrets
+import signal
 import stat
 import sys
 import time
@@ -338,15 +339,18 @@ def _compare(displaced: Path, seen: Seen) -> Outcome:
         return "replaced"  # a symbolic link is replaced, never read
     fd = os.open(displaced, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     try:
-        if not _wait_for_writers(fd, SETTLE_SECONDS):
+        leased = _lease(fd, SETTLE_SECONDS)
+        if leased is False:
             return "busy"
         chunks = []
         while chunk := os.read(fd, 1 << 16):
             chunks.append(chunk)
+        # a program opening the file for writing during the read breaks the lease
+        untouched = not leased or fcntl.fcntl(fd, fcntl.F_GETLEASE) == fcntl.F_RDLCK
         same = b"".join(chunks) == seen.data and _stamp(os.fstat(fd)) == seen.stamp
-        return "replaced" if same else "changed"
+        return "replaced" if same and untouched else "changed"
     finally:
-        os.close(fd)
+        os.close(fd)  # drops the lease
 
 
 def _put_back(displaced: Path, path: Path, ours: bytes, kept: list[Path] | None) -> None:
@@ -389,27 +393,28 @@ def remove_if_unchanged(path: Path, seen: Seen) -> bool:
     return False
 
 
-def _wait_for_writers(fd: int, timeout: float) -> bool:
-    """Wait until no descriptor anywhere has ``fd``'s file open for writing (Linux grants a read
-    lease only then; it is dropped at once, as nobody can open the file by its name any more):
-    False when one still has after ``timeout``. Where leases are refused for another reason (not
-    the file's owner, a file system without them, another system) there is nothing to wait on."""
+def _lease(fd: int, timeout: float) -> bool | None:
+    """Take a read lease on ``fd``'s file, which Linux grants only while no descriptor anywhere has
+    it open for writing, waiting up to ``timeout`` for one to close: True once held (until ``fd``
+    is closed), False when a writer still had it open, None where there are no leases (another
+    system, a file system without them, not the file's owner): nothing to wait on. A lease broken
+    by a writer opening the file signals ``SIGURG`` (ignored unless handled), not the default
+    ``SIGIO``, which would end the process."""
     setlease = getattr(fcntl, "F_SETLEASE", None)
     if setlease is None:
-        return True
+        return None
+    fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
     deadline = time.monotonic() + timeout
     while True:
         try:
             fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.EBUSY):
-                return True
+                return None
             if time.monotonic() < deadline:
                 time.sleep(0.002)
                 continue
-            log.warning("a program still has a displaced memory file open for writing")
             return False
-        fcntl.fcntl(fd, setlease, fcntl.F_UNLCK)
         return True
 
 
