@@ -479,3 +479,25 @@ def test_a_kill_between_the_exchange_and_the_put_back_loses_no_save(
     assert not swap_files(path)
     g.commit("manual", kind="manual")
     assert g.file_at("HEAD", USER) == BASE + HAND + "- works as a baker\n"
+
+
+def test_recovery_sorts_the_swap_files_an_interrupted_write_left(tmp_path: Path) -> None:
+    """What a killed write leaves in ``.<name>.swap-*``: its own bytes or the old version (removed),
+    a save it had taken off (put back with the commit's change merged in), or one that cannot be
+    put back because a newer save is on disk too (kept, named in a warning)."""
+    old, new = BASE.encode(), DREAMT.encode()
+    path = tmp_path / USER
+
+    def left(disk: bytes, *swaps: bytes) -> list[bytes]:
+        path.write_bytes(disk)
+        for n, data in enumerate(swaps):
+            (tmp_path / f".{USER}.swap-1-{n}").write_bytes(data)
+        writer_module._recover_swaps(path, USER, old, new)
+        return [p.read_bytes() for p in sorted(swap_files(path))]
+
+    assert left(new, old, new) == [] and path.read_bytes() == new
+    assert left(new, (BASE + HAND).encode()) == []
+    assert path.read_bytes() == (BASE + HAND + "- works as a baker\n").encode()
+    newer = (BASE + "- saved after the crash\n").encode()
+    assert left(newer, (BASE + HAND).encode()) == [(BASE + HAND).encode()]
+    assert path.read_bytes() == newer
