@@ -588,8 +588,9 @@ def recover_transaction(
         return  # no transaction was cut short (the marker brackets every object and ref write)
     lines = text.split("\n")
     parts = lines[0].split()
-    owner = lines[1].split() if len(lines) > 1 and parts[-1:] == ["END"] else []
-    remove_stale_locks(git_dir, ref, owner)
+    remove_stale_locks(
+        git_dir, ref, lines[1].split() if len(lines) > 1 and parts[-1:] == ["END"] else []
+    )
     head = repo.refs.read_ref(ref) if ref else None
     complete = len(parts) >= 3 and parts[-1] == "END" and len(parts[1]) == 40
     if complete and head is not None and parts[1].encode() == head:
