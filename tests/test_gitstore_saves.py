@@ -378,11 +378,11 @@ def test_without_the_exchange_commits_fall_back_to_a_rename(
     gs.commit(
         "dream: learn",
         kind="dream",
-        files={USER: DREAMT, "memory/MEMORY.md": "# Memory\n- new file\n"},
+        files={USER: DREAMT, "memory/topics/tea.md": "- green tea\n"},
         base={USER: BASE},
     )
     assert path.read_text() == BASE + HAND + "- works as a baker\n"
-    assert (workspace.root / "memory" / "MEMORY.md").read_text() == "# Memory\n- new file\n"
+    assert (workspace.root / "memory" / "topics" / "tea.md").read_text() == "- green tea\n"
     assert gs.file_at("HEAD", USER) == DREAMT
     gs.commit("dream: again", kind="dream", files={USER: DREAMT + "- rides a bike\n"})
     assert path.read_text() == DREAMT + "- rides a bike\n"  # the manual edit first, then this
