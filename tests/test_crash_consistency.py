@@ -20,6 +20,8 @@ import orjson
 import pytest
 from support import background
 
+from reverie.storage import fsutil
+
 #: Steps a kill must have followed: the acknowledgements and the commit points of each operation.
 MUST_KILL_AFTER = [
     "append: open memory/history.jsonl at storage/fsutil.py",
@@ -29,7 +31,12 @@ MUST_KILL_AFTER = [
     "new: open memory/history.jsonl at storage/fsutil.py",
     "dream: os.rename .git/refs/heads/main at gitstore/plumbing.py",
     "dream: os.rename memory/.dream_cursor at storage/fsutil.py",
-    "dream: os.rename memory/MEMORY.md at storage/fsutil.py",
+    # the memory files' replace: an exchange (Linux renameat2), or the plain rename elsewhere
+    (
+        "dream: reverie.renameat2 memory/MEMORY.md at storage/fsutil.py"
+        if fsutil._renameat2 is not None
+        else "dream: os.rename memory/MEMORY.md at storage/fsutil.py"
+    ),
     "dream: journal dream-end",
     "restore: os.rename .git/refs/heads/main at gitstore/plumbing.py",
     "manual: os.rename USER.md at storage/fsutil.py",

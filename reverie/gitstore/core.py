@@ -369,20 +369,26 @@ class GitStore(NanobotGitAPI):
         body = "\n\n".join(part for part in (stat_body(stats), notes.strip()) if part)
         message = format_message(subject, body, {KIND: kind, **extra})
         where = getattr(self._write, "targets", None) or self.workspace
+        if isinstance(where, ResolvedPaths):
+            where.based_on = current  # what a replace expects on disk (write_workspace_file)
         seen = getattr(self._write, "seen", None)
-        sha = transact(
-            repo,
-            self._ready().git_dir,
-            where,
-            ref,
-            head,
-            real,
-            message,
-            self._who,
-            on_disk=seen,
-            untrack=gone,
-            allow_empty=allow_empty,
-        )
+        try:
+            sha = transact(
+                repo,
+                self._ready().git_dir,
+                where,
+                ref,
+                head,
+                real,
+                message,
+                self._who,
+                on_disk=seen,
+                untrack=gone,
+                allow_empty=allow_empty,
+            )
+        finally:
+            if isinstance(where, ResolvedPaths):
+                where.based_on = {}
         if sha is not None:
             after_commit(repo, self._ready().git_dir, self.config.gc_every)
         return sha, stats

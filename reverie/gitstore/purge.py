@@ -50,7 +50,7 @@ from ..storage.fsutil import atomic_write
 from .objects import ObjectReader, make_commit, read_blob_ids, read_commit, read_tree
 from .repo import HEAD
 from .trailers import KIND, PURGE, format_message, replace_in_message
-from .writer import update_index, write_workspace_file
+from .writer import update_index
 
 if TYPE_CHECKING:
     from .core import GitStore
@@ -367,7 +367,9 @@ def rewrite_history(
             new_refs[name] = rw.tag(obj) if isinstance(obj, Tag) else rw.commits.get(sha, sha)
         store.add_objects([(obj, None) for obj in rw.new_objects])  # step 2: additions only
         for rel, data in disk_files.items():  # step 3: before any ref moves
-            write_workspace_file(workspace, rel, data)
+            # a plain replace, not write_workspace_file's exchange: a kill there would leave the
+            # old version, string and all, in a ``.swap-*`` file beside it
+            atomic_write(workspace.resolve(rel), data)
         new_head = new_refs.get(branch, head)
         if new_head is None:
             raise GitStoreError("the memory repo has no commits to purge")

@@ -14,7 +14,8 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
        forward — attributed differently, never lost
     3. write the objects (each loose object: lock file + rename; see reverie.gitstore.plumbing)
     4. move the branch ref old → new (git's lock file + fsync, reflog entry, rename; same module)
-    5. write the changed tracked files (reverie.storage.fsutil.atomic_write each)
+    5. write the changed tracked files (``write_workspace_file`` each: a person's save made in
+       between is merged in, never overwritten)
     6. mark the marker done (its first byte becomes ``#``)
 
 A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is
@@ -36,6 +37,7 @@ its writer is known to be gone:
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import os
@@ -56,10 +58,18 @@ from dulwich.index import (
 from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.refs import Ref
 
-from ..errors import GitStoreError, WorkspaceError
-from ..storage.fsutil import atomic_write, open_for_write, read_bytes_or_none
+from ..errors import GitStoreError, MergeConflictError, WorkspaceError
+from ..storage.fsutil import (
+    Seen,
+    open_for_write,
+    read_bytes_or_none,
+    read_seen,
+    remove_if_unchanged,
+    replace_if_unchanged,
+)
 from ..storage.signals import deferred_signals
 from ..storage.workspace import Workspace
+from .merge import merge3
 from .objects import (
     FILE_MODE,
     blob_id,
@@ -121,11 +131,15 @@ def _marker_done(marker: Path) -> None:
 class ResolvedPaths:
     """``Workspace.resolve`` memoised for one operation: each tracked path's safety checks (a chain
     of lstat calls) run once per commit instead of at every step. Accepted wherever this module
-    takes a workspace."""
+    takes a workspace.
+
+    ``based_on``: for the commit being written, each path's content in its parent commit — what the
+    writer expects to find on disk when it replaces the file (``write_workspace_file``)."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self._memo: dict[str, Path] = {}
+        self.based_on: dict[str, bytes | None] = {}
 
     def resolve(self, rel: str) -> Path:
         path = self._memo.get(rel)
@@ -134,15 +148,136 @@ class ResolvedPaths:
         return path
 
 
+#: How many times one write reads the file, merges and tries again while saves keep landing, before
+#: it leaves the person's latest version on disk as it is.
+MAX_ROUNDS = 8
+
+
 def write_workspace_file(
     workspace: Workspace | ResolvedPaths, path: str, data: bytes | None
-) -> None:
-    """Atomically replace (or delete, for None) a tracked file."""
-    target = workspace.resolve(path)
+) -> bytes | None:
+    """Atomically replace (or delete, for None) a tracked file, never over a person's save; returns
+    what the file holds afterwards.
+
+    The commit being written was based on the file's content in its parent commit
+    (``ResolvedPaths.based_on``; without it, the file as first read here). The file is read again
+    just before the replace: when it is no longer that base, a person saved it after Reverie read
+    it, and what goes on disk is their version with this commit's change three-way merged in (as
+    they saved it where the two overlap) — differing from HEAD, so the next write commits it as
+    their ``manual`` edit (the manual-edit protocol). The replace happens only if the file is
+    still what that read found (``replace_if_unchanged``, which puts back a save landing in
+    between); otherwise the file is read and merged again. A person who deleted the file meanwhile
+    loses only the deletion; a deletion never removes a save."""
+    based_on = workspace.based_on if isinstance(workspace, ResolvedPaths) else {}
+    return _write_keeping_saves(workspace.resolve(path), path, data, based_on)
+
+
+def _write_keeping_saves(
+    target: Path, path: str, data: bytes | None, based_on: Mapping[str, bytes | None]
+) -> bytes | None:
+    """``write_workspace_file`` of the resolved ``target``."""
+    seen = read_seen(target)
+    base = based_on[path] if path in based_on else seen.data
     if data is None:
-        target.unlink(missing_ok=True)
-    else:
-        atomic_write(target, data)
+        return _delete_keeping_saves(target, path, base, seen)
+    # saves that came off the file in the instant between an exchange and its undoing, each with
+    # the version the file showed then (what it was saved on top of): merged into the next round
+    kept: list[Path] = []
+    shown: dict[Path, bytes] = {}
+    done: bytes | None = None
+    why = "kept changing while Reverie was writing it"
+    for round_no in range(MAX_ROUNDS):
+        seen = seen if round_no == 0 else read_seen(target)
+        theirs = _with_kept(seen.data, kept, shown, path)
+        saved = theirs not in (None, base, data)  # a save Reverie never read
+        if saved and round_no == 0:
+            _warn_saved(path)
+        wanted = _merged(base, data, theirs, path) if saved else data
+        assert wanted is not None
+        before = len(kept)
+        outcome = "replaced" if wanted == seen.data else None
+        outcome = outcome or replace_if_unchanged(target, wanted, seen, kept=kept)
+        if outcome == "replaced":
+            done = wanted
+            break
+        shown.update((extra, wanted) for extra in kept[before:])
+        if outcome == "busy":
+            why = "is open for writing in another program"
+            break
+    if done is None:
+        log.warning(
+            "%s %s; the version on disk stays as it is (the next write commits it as a manual "
+            "edit)",
+            path,
+            why,
+        )
+    for extra in kept:
+        if done is not None and extra in shown:  # merged into what is on disk now
+            extra.unlink(missing_ok=True)
+        else:
+            log.warning("%s: a version of it saved in the same instant is kept in %s", path, extra)
+    return done if done is not None else read_bytes_or_none(target)
+
+
+def _warn_saved(path: str) -> None:
+    log.warning(
+        "%s was saved while Reverie was writing it; the saved version is kept "
+        "(the next write commits it as a manual edit)",
+        path,
+    )
+
+
+def _delete_keeping_saves(target: Path, path: str, base: bytes | None, seen: Seen) -> bytes | None:
+    """Delete ``target`` unless it holds a save Reverie never read (``base``: what it expected);
+    returns what is left (None: nothing)."""
+    for round_no in range(MAX_ROUNDS):
+        seen = seen if round_no == 0 else read_seen(target)
+        if seen.stamp is None:
+            return None
+        if seen.data not in (None, base):
+            _warn_saved(path)
+            return seen.data
+        if remove_if_unchanged(target, seen):
+            return None
+    return read_bytes_or_none(target)
+
+
+def _with_kept(
+    now: bytes | None, kept: list[Path], shown: dict[Path, bytes], path: str
+) -> bytes | None:
+    """``now`` (the file's bytes) with the change each kept save made to the version it was saved
+    on merged in. Where the two overlap the kept save wins: it is the newer (it landed on the file
+    after the version now on it had been taken off, and was put back)."""
+    for extra in kept:
+        save = read_bytes_or_none(extra)
+        if extra not in shown or save is None:
+            continue
+        if now is None:
+            now = save
+            continue
+        try:
+            texts = [b.decode("utf-8", "surrogateescape") for b in (shown[extra], now, save)]
+            now = merge3(*texts, path=path).encode("utf-8", "surrogateescape")
+        except MergeConflictError:
+            now = save
+    return now
+
+
+def _merged(base: bytes | None, ours: bytes, theirs: bytes | None, path: str) -> bytes | None:
+    """``theirs`` (a person's save made on top of ``base``) with the change base → ours merged in,
+    or ``theirs`` alone when the two changes overlap."""
+    if base is None or theirs is None:
+        return theirs
+    try:
+        texts = [b.decode("utf-8", "surrogateescape") for b in (base, theirs, ours)]
+        merged = merge3(*texts, path=path)
+    except MergeConflictError:
+        log.warning(
+            "%s: Reverie's change overlaps the saved edit; the saved version is kept as it is",
+            path,
+        )
+        return theirs
+    return merged.encode("utf-8", "surrogateescape")
 
 
 def transact(
@@ -218,8 +353,7 @@ def transact(
                 if (
                     current != data
                 ):  # a file committed from disk is already right: no rewrite, no fsync
-                    write_workspace_file(workspace, path, data)
-                    seen[path] = data
+                    seen[path] = write_workspace_file(workspace, path, data)
             update_index(git_dir, workspace, entries)
         _marker_done(marker)
         return commit.id
@@ -244,7 +378,8 @@ def update_index(
     git_dir: Path, workspace: Workspace | ResolvedPaths, entries: Mapping[str, ObjectID | None]
 ) -> None:
     """Keep git's index in step with HEAD for the committed paths, so ``git status`` in the
-    workspace is clean. The index is only git's cache: failing to update it is logged, never fatal.
+    workspace is clean (a file on disk that is not HEAD's version, a person's edit, shows as
+    modified). The index is only git's cache: failing to update it is logged, never fatal.
     """
     path = git_dir / "index"
     try:
@@ -259,8 +394,14 @@ def update_index(
             name = rel.encode()
             if sha is None:
                 table.pop(name, None)
-            else:
-                table[name] = index_entry_from_stat(os.stat(workspace.resolve(rel)), sha, FILE_MODE)
+                continue
+            target = workspace.resolve(rel)
+            entry = index_entry_from_stat(os.stat(target), sha, FILE_MODE)
+            if blob_id(read_bytes_or_none(target) or b"") != sha:
+                # a person's version is on disk (a save made during the commit): a size git
+                # cannot trust makes `git status` compare the content and show their edit
+                entry = dataclasses.replace(entry, size=0)
+            table[name] = entry
         table = dict(sorted(table.items()))
         buf = BytesIO()
         write_index_dict(buf, table)
@@ -467,6 +608,9 @@ def recover_transaction(
                 disk_path = workspace.resolve(path)
             except WorkspaceError:
                 continue
+            _recover_swaps(
+                disk_path, path, read_blob(store, old_ids[path]), read_blob(store, new_ids[path])
+            )
             disk = disk_path.read_bytes() if disk_path.is_file() else None
             disk_id = blob_id(disk) if disk is not None else None
             if disk_id == new_ids[path]:
@@ -490,6 +634,37 @@ def recover_transaction(
     _marker_done(marker)
 
 
+def _recover_swaps(target: Path, path: str, old: bytes | None, new: bytes | None) -> None:
+    """The ``.<name>.swap-*`` files an interrupted ``write_workspace_file`` of ``path`` left (one
+    is only ever made under the writer lock, which the caller holds: none is in use): the
+    transaction's own bytes, or what its exchange took off the file — the old version, or a
+    person's save. Its own bytes and the old version are removed; a save is put back with the
+    commit's change merged in, as the write would have; one that cannot be (a newer save is on
+    disk too) stays, named in a warning."""
+    for kept in sorted(target.parent.glob(f".{target.name}.swap-*")):
+        data, disk = read_bytes_or_none(kept), read_bytes_or_none(target)
+        if data is None or data in (old, new, disk):
+            kept.unlink(missing_ok=True)
+            continue
+        wanted = _merged(old, new, data, path) if new is not None else data
+        if disk in (old, new):
+            log.warning(
+                "finishing an interrupted commit: a save of %s it had taken off the file is put "
+                "back (it will be committed as manual)",
+                path,
+            )
+            _write_keeping_saves(target, path, wanted, {})
+        elif new is None or _merged(old, new, disk, path) != wanted:
+            log.warning(
+                "%s holds a version of %s an interrupted write took off it; "
+                "compare the two and remove it",
+                kept,
+                path,
+            )
+            continue
+        kept.unlink(missing_ok=True)
+
+
 def _present(
     workspace: Workspace | ResolvedPaths, ids: Mapping[str, ObjectID | None]
 ) -> dict[str, ObjectID | None]:
@@ -508,7 +683,11 @@ def _present(
 
 def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
     """Remove temp files an interrupted ``atomic_write`` of a tracked file left next to it (older
-    than a minute, so a concurrent writer's temp file is never pulled from under it)."""
+    than a minute, so a concurrent writer's temp file is never pulled from under it).
+
+    A ``.<name>.swap-*`` file (``write_workspace_file``) that a crash left may hold the bytes a
+    replace took off the file — a person's save among them — so it is removed only when the file
+    holds the same bytes; otherwise it stays, named in a warning."""
     now = time.time()
     for path in paths:
         try:
@@ -519,5 +698,20 @@ def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
             try:
                 if now - tmp.stat().st_mtime > 60:
                     tmp.unlink(missing_ok=True)
+            except OSError:
+                continue
+        for kept in target.parent.glob(f".{target.name}.swap-*"):
+            try:
+                if now - kept.lstat().st_ctime <= 60:
+                    continue  # a replace in progress
+                if read_bytes_or_none(kept) == read_bytes_or_none(target):
+                    kept.unlink(missing_ok=True)
+                else:
+                    log.warning(
+                        "%s holds a version of %s an interrupted write took off it; "
+                        "compare the two and remove it",
+                        kept,
+                        path,
+                    )
             except OSError:
                 continue

@@ -10,21 +10,37 @@ files, hints): ``O_NOFOLLOW`` on every open, not only when a store opens, so a s
 later is refused rather than followed out of the workspace; and the opened descriptor must be a
 regular file (a FIFO or device is refused). ``atomic_write`` never follows a link either: its temp
 file is ``O_EXCL`` and the rename replaces the link itself.
+
+``replace_if_unchanged`` is ``atomic_write`` for a file a person may be editing: it replaces only
+the file a read (``read_seen``) found, bytes and all, and a save landing in between stays on disk
+(see its docstring: on Linux the rename is an exchange that puts such a save back at once).
+``remove_if_unchanged`` is its deletion.
 """
 
 from __future__ import annotations
 
+import ctypes
 import errno
+import fcntl
 import logging
 import os
 import secrets
+import signal
 import stat
+import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "atomic_write",
+    "Seen",
+    "read_seen",
+    "replace_if_unchanged",
+    "remove_if_unchanged",
     "open_for_write",
     "write_all",
     "fsync_dir",
@@ -100,7 +116,20 @@ def atomic_write(
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp = _write_temp(path, payload, "tmp", fsync=fsync, mode=mode)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    if fsync:
+        fsync_dir(path.parent)
+
+
+def _write_temp(path: Path, payload: bytes, kind: str, *, fsync: bool, mode: int | None) -> Path:
+    """A new file ``.<name>.<kind>-<pid>-<random>`` next to ``path`` holding ``payload`` (fsynced
+    unless told otherwise), with ``path``'s permissions."""
+    tmp = path.parent / f".{path.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
     if mode is None:
         try:
             st = os.lstat(path)  # a symlink's own mode (0o777) is not the file's
@@ -121,13 +150,272 @@ def atomic_write(
         tmp.unlink(missing_ok=True)
         raise
     os.close(fd)
+    return tmp
+
+
+# renameat2(2) flags (linux/fs.h) and the "current directory" descriptor (fcntl.h)
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1
+_RENAME_EXCHANGE = 2
+#: How long a replace waits for a program still writing the displaced file in place to close it.
+SETTLE_SECONDS = 2.0
+#: The audit event raised before each renameat2 call, with ``(src, dst, flags)``, as ``os.rename``
+#: raises ``"os.rename"``: a call through ctypes raises none of its own, and the crash tests find
+#: the steps they kill after through these events.
+RENAME2_EVENT = "reverie.renameat2"
+
+
+def _load_renameat2() -> Any:  # the C library's renameat2, or None where it has none
     try:
-        os.replace(tmp, path)
+        libc = ctypes.CDLL(None, use_errno=True)
+        func = libc.renameat2
+    except (OSError, AttributeError):
+        return None
+    func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    func.restype = ctypes.c_int
+    return func
+
+
+_renameat2 = _load_renameat2()
+
+
+def _rename2(src: Path, dst: Path, flags: int) -> None:
+    """renameat2(src, dst, flags); ``OSError`` as ``os.rename`` raises it (``ENOSYS`` when the C
+    library has no such call)."""
+    sys.audit(RENAME2_EVENT, src, dst, flags)
+    if _renameat2 is None:
+        raise OSError(errno.ENOSYS, "renameat2 is not available", str(dst))
+    if _renameat2(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), flags) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), str(dst))
+
+
+#: errno values meaning "this kernel or file system cannot exchange": fall back to a plain rename.
+_NO_EXCHANGE = (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM)
+
+#: A file's identity and version as ``lstat`` gives it: (inode, size, mtime in ns).
+Stamp = tuple[int, int, int]
+#: What ``replace_if_unchanged`` did (see there).
+Outcome = Literal["replaced", "changed", "busy"]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A file as one read found it: its bytes (None: no regular file there) and its stamp (None:
+    nothing at the name). ``replace_if_unchanged`` replaces only the file a ``Seen`` describes."""
+
+    data: bytes | None
+    stamp: Stamp | None
+
+
+def _stamp(st: os.stat_result) -> Stamp:
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _stamp_of(path: Path) -> Stamp | None:
+    try:
+        return _stamp(os.lstat(path))
+    except FileNotFoundError:
+        return None
+
+
+def read_seen(path: Path) -> Seen:
+    """``path`` as it is now: its bytes and its stamp, both from one descriptor (the stamp taken
+    after the read). A symbolic link or another non-regular file has a stamp but no bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return Seen(None, None)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        return Seen(None, _stamp_of(path))  # a symbolic link: replaced, never read
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return Seen(None, _stamp(st))
+        chunks = []
+        while chunk := os.read(fd, max(st.st_size, 1 << 16)):
+            chunks.append(chunk)
+        return Seen(b"".join(chunks), _stamp(os.fstat(fd)))
+    finally:
+        os.close(fd)
+
+
+def replace_if_unchanged(
+    path: Path, data: bytes, seen: Seen, *, kept: list[Path] | None = None
+) -> Outcome:
+    """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, directory fsync) if it
+    is still the file ``seen`` describes: ``"replaced"``. ``"changed"`` when it changed since (a
+    person saved it): it is on ``path`` then, as they saved it, and the caller reads it again.
+    ``"busy"`` when a program still had it open for writing after ``SETTLE_SECONDS``: it is on
+    ``path`` too, where that program's writes land.
+
+    The rename is an exchange (Linux ``renameat2(RENAME_EXCHANGE)``) that keeps what it took off:
+    when that is not the file ``seen`` read with the same bytes — a save landed between the check
+    and the exchange — a second exchange puts it back at once, so ``path`` shows a version without
+    the person's save only for the span of two renames. A program that writes the file in place
+    (open, write, close, no rename) and still has the displaced file open is waited for, up to
+    ``SETTLE_SECONDS`` (a Linux read lease is refused while a writer holds the file open), and its
+    file is put back too. The temp file is named ``.<name>.swap-<pid>-*``: after a crash it may
+    hold what the exchange took off, so it is never swept away as an unfinished write (see
+    ``reverie.gitstore.writer``). Where the exchange is not available (another system, an old
+    kernel, a file system without it) the check is a ``stat`` just before an ordinary rename: the
+    same result except for a save landing between the two.
+
+    A save landing between the two exchanges (on ``data``, for that instant on ``path``) comes off
+    with the second: its file stays on disk, appended to ``kept`` for the caller to merge and
+    remove (without ``kept``, named in a warning)."""
+    path = Path(path)
+    tmp = _write_temp(path, data, "swap", fsync=True, mode=None)
+    try:
+        if _stamp_of(path) != seen.stamp:  # saved while the temp file was written
+            tmp.unlink()
+            return "changed"
+        if seen.stamp is None:
+            return "replaced" if _create(tmp, path) else "changed"
+        try:
+            _rename2(tmp, path, _RENAME_EXCHANGE)
+        except FileNotFoundError:  # removed in between
+            tmp.unlink()
+            return "changed"
+        except OSError as exc:
+            if exc.errno not in _NO_EXCHANGE:
+                raise
+            os.replace(tmp, path)
+            fsync_dir(path.parent)
+            return "replaced"
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    if fsync:
+    # tmp now holds what the exchange took off path
+    found = _compare(tmp, seen)
+    if found == "replaced":
         fsync_dir(path.parent)
+        tmp.unlink(missing_ok=True)
+        return found
+    _put_back(tmp, path, data, kept)
+    return found
+
+
+def _create(tmp: Path, path: Path) -> bool:
+    """Rename ``tmp`` to ``path`` unless a file appeared there (False, and ``tmp`` is removed)."""
+    try:
+        try:
+            _rename2(tmp, path, _RENAME_NOREPLACE)
+        except FileExistsError:
+            tmp.unlink()
+            return False
+        except OSError as exc:
+            if exc.errno not in _NO_EXCHANGE:
+                raise
+            try:
+                os.link(tmp, path)  # fails on an existing name, as NOREPLACE
+            except FileExistsError:
+                tmp.unlink()
+                return False
+            except OSError:  # a file system without hard links: the plain rename
+                os.replace(tmp, path)
+            else:
+                tmp.unlink()
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+    return True
+
+
+def _compare(displaced: Path, seen: Seen) -> Outcome:
+    """Whether ``displaced`` (just taken off its name) is the file ``seen`` read, with the same
+    bytes, and no program has it open for writing any more (``"replaced"``: it can go), or another
+    version (``"changed"``), or still open for writing (``"busy"``)."""
+    try:
+        st = os.lstat(displaced)
+    except FileNotFoundError:
+        return "replaced"  # nothing to put back
+    if _stamp(st) != seen.stamp:
+        return "changed"  # another file: a save renamed over the name
+    if not stat.S_ISREG(st.st_mode):
+        return "replaced"  # a symbolic link is replaced, never read
+    fd = os.open(displaced, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        leased = _lease(fd, SETTLE_SECONDS)
+        if leased is False:
+            return "busy"
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        # a program opening the file for writing during the read breaks the lease
+        untouched = not leased or fcntl.fcntl(fd, fcntl.F_GETLEASE) == fcntl.F_RDLCK
+        same = b"".join(chunks) == seen.data and _stamp(os.fstat(fd)) == seen.stamp
+        return "replaced" if same and untouched else "changed"
+    finally:
+        os.close(fd)  # drops the lease
+
+
+def _put_back(displaced: Path, path: Path, ours: bytes, kept: list[Path] | None) -> None:
+    """Exchange ``displaced`` back onto ``path``; what comes off is ``ours`` (removed) or, when a
+    save landed on ``path`` between the two exchanges, that save (kept: see
+    ``replace_if_unchanged``)."""
+    try:
+        _rename2(displaced, path, _RENAME_EXCHANGE)
+    except FileNotFoundError:  # ours was removed meanwhile: the displaced file goes back alone
+        if not _create(displaced, path):
+            log.warning("%s: an earlier version of it is kept in %s", path, displaced)
+        return
+    fsync_dir(path.parent)
+    if read_bytes_or_none(displaced) == ours:
+        displaced.unlink(missing_ok=True)
+    elif kept is not None:
+        kept.append(displaced)
+    else:
+        log.warning("%s: a version of it saved in the same instant is kept in %s", path, displaced)
+
+
+def remove_if_unchanged(path: Path, seen: Seen) -> bool:
+    """Remove ``path`` if it is still the file ``seen`` describes: True when removed (or already
+    gone). False when it changed since: it stays (put back when the change landed between the
+    check and the removal)."""
+    path = Path(path)
+    if _stamp_of(path) != seen.stamp:
+        return False
+    aside = path.parent / f".{path.name}.swap-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return True
+    if _compare(aside, seen) == "replaced":
+        fsync_dir(path.parent)
+        aside.unlink(missing_ok=True)
+        return True
+    if not _create(aside, path):
+        log.warning("%s: an earlier version of it is kept in %s", path, aside)
+    return False
+
+
+def _lease(fd: int, timeout: float) -> bool | None:
+    """Take a read lease on ``fd``'s file, which Linux grants only while no descriptor anywhere has
+    it open for writing, waiting up to ``timeout`` for one to close: True once held (until ``fd``
+    is closed), False when a writer still had it open, None where there are no leases (another
+    system, a file system without them, not the file's owner): nothing to wait on. A lease broken
+    by a writer opening the file signals ``SIGURG`` (ignored unless handled), not the default
+    ``SIGIO``, which would end the process."""
+    setlease = getattr(fcntl, "F_SETLEASE", None)
+    if setlease is None:
+        return None
+    fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EBUSY):
+                return None
+            if time.monotonic() < deadline:
+                time.sleep(0.002)
+                continue
+            return False
+        return True
 
 
 def read_bytes_or_none(path: Path | str) -> bytes | None:

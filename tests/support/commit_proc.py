@@ -3,10 +3,10 @@ before its K-th change to the disk, for the commit tests (run by tests, not coll
 
 usage: python commit_proc.py <workspace> <signal name> <k>   (k 0: no signal; prints the count)
 
-The audit hook counts what changes the disk (an ``open`` that can write, a rename, an unlink) from
-the moment the edit starts; before the K-th, it sends the signal to this process. SIGKILL ends it
-there; SIGINT and SIGTERM go to their usual handlers (``KeyboardInterrupt``; the default action),
-as in a program that embeds Reverie.
+The audit hook counts what changes the disk (an ``open`` that can write, a rename or exchange, an
+unlink) from the moment the edit starts; before the K-th, it sends the signal to this process.
+SIGKILL ends it there; SIGINT and SIGTERM go to their usual handlers (``KeyboardInterrupt``; the
+default action), as in a program that embeds Reverie.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 import reverie
+from reverie.storage.fsutil import RENAME2_EVENT
 
 _WRITE = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 counting = False
@@ -33,7 +34,7 @@ def main() -> None:
             return
         if event == "open" and (isinstance(args[0], int) or not (args[2] or 0) & _WRITE):
             return
-        if event not in ("open", "os.rename", "os.remove", "os.truncate"):
+        if event not in ("open", "os.rename", RENAME2_EVENT, "os.remove", "os.truncate"):
             return
         seen += 1
         if seen == k:

@@ -53,6 +53,8 @@ from typing import Any
 
 import orjson
 
+from reverie.storage.fsutil import RENAME2_EVENT
+
 CITIES = ["Porto", "Lisbon", "Berlin", "Oslo", "Kyoto", "Quito", "Hanoi", "Tunis"]
 LIKES = ["green tea", "dark mode", "short answers", "Rust", "cycling", "jazz", "vim", "long walks"]
 TECH = ["PostgreSQL", "SQLite", "Redis", "Kafka", "DuckDB", "NATS", "Temporal", "ClickHouse"]
@@ -93,11 +95,12 @@ class Journal:
 
 # -- steps: every place the worker changes the disk ------------------------------------------------
 #: What changes the disk, as Python's audit events name it (``os.replace`` raises ``os.rename``,
-#: ``os.unlink`` ``os.remove``); an ``open`` counts when its flags can write. ``os.write`` and
-#: ``fsync`` raise no event: they change what a file just opened for writing holds, so they belong
-#: to that step.
+#: ``os.unlink`` ``os.remove``; Reverie's renameat2 through ctypes raises ``RENAME2_EVENT``); an
+#: ``open`` counts when its flags can write. ``os.write`` and ``fsync`` raise no event: they change
+#: what a file just opened for writing holds, so they belong to that step.
 _CHANGES = {
     "os.rename",
+    RENAME2_EVENT,
     "os.remove",
     "os.mkdir",
     "os.rmdir",
@@ -105,10 +108,13 @@ _CHANGES = {
     "os.link",
     "os.symlink",
 }
+#: The events whose second argument is the path changed (the first is the source).
+_TWO_PATHS = ("os.rename", RENAME2_EVENT, "os.link", "os.symlink")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 _VARYING = [
     (re.compile(r"objects/[0-9a-f]{2}(/[0-9a-f]{38})?"), "objects/#"),
     (re.compile(r"\.tmp-[^/]*$|tmp[a-z0-9_]{8}"), ".tmp#"),
+    (re.compile(r"\.swap-[^/]*$"), ".swap#"),  # fsutil.replace_if_unchanged's temp file
     (
         re.compile(r"memory/(\.?)\d{4}-\d\d-\d\d-[^/]*\.md"),
         r"memory/\1DATE-SLUG.md",
@@ -152,7 +158,7 @@ class Steps:
         elif event not in _CHANGES:
             return
         else:
-            path = args[1] if event in ("os.rename", "os.link", "os.symlink") else args[0]
+            path = args[1] if event in _TWO_PATHS else args[0]
         if isinstance(path, int):  # os.ftruncate(fd)
             path = os.readlink(f"/proc/self/fd/{path}")
         path = os.path.abspath(os.fsdecode(path))
