@@ -6,7 +6,6 @@ version kind are named; a client of a root of scopes never sees the server's pat
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -18,14 +17,9 @@ from conftest import ROOT  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
+from support.cli import cli_env  # noqa: E402
 
 import reverie  # noqa: E402
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
 
 
 def _broken(ws: Path, how: str) -> None:
@@ -57,7 +51,7 @@ def test_a_broken_prompt_file_is_one_reason_everywhere(
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "reverie", "-w", str(ws), "mcp"],
-            env=_env(),
+            env=cli_env(),
             cwd=str(ROOT),
         )
         with errlog.open("w") as err:
@@ -86,7 +80,7 @@ def test_an_unknown_prompt_argument_and_version_kind_are_named(tmp_path: Path) -
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "reverie", "-w", str(ws), "mcp"],
-            env=_env(),
+            env=cli_env(),
             cwd=str(ROOT),
         )
         async with Client(params) as c:

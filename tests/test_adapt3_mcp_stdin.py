@@ -4,7 +4,6 @@ every call already received finishes and is answered; a write is never reported 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,14 +13,9 @@ import pytest
 pytest.importorskip("mcp", reason="the MCP SDK (reverie[mcp]) is not installed")
 
 from conftest import ROOT  # noqa: E402
+from support.cli import cli_env  # noqa: E402
 
 import reverie  # noqa: E402
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
 
 
 def _line(ident: int | None, method: str, params: dict[str, object]) -> bytes:
@@ -61,7 +55,7 @@ def test_stdin_closed_with_calls_in_flight_finishes_and_answers_them(tmp_path: P
         [sys.executable, "-m", "reverie", "-w", str(ws), "mcp"],
         input=b"".join(lines),
         capture_output=True,
-        env=_env(),
+        env=cli_env(),
         cwd=str(ROOT),
         timeout=120,
     )

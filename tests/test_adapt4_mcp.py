@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ pytest.importorskip("mcp", reason="the MCP SDK (reverie[mcp]) is not installed")
 
 from conftest import ROOT  # noqa: E402
 from mcp import Client  # noqa: E402
+from support.cli import cli_env  # noqa: E402
 
 import reverie  # noqa: E402
 
@@ -59,12 +59,6 @@ def test_a_scope_clients_tool_results_hold_no_server_path(tmp_path: Path) -> Non
     assert str(plain_root) in plain[0]
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
-
-
 def test_stdio_lines_the_sdk_refuses_are_answered_as_json_rpc_says(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     reverie.open(ws).init()
@@ -96,7 +90,7 @@ def test_stdio_lines_the_sdk_refuses_are_answered_as_json_rpc_says(tmp_path: Pat
         [sys.executable, "-m", "reverie", "-w", str(ws), "mcp"],
         input="\n".join(lines).encode() + b"\n",
         capture_output=True,
-        env=_env(),
+        env=cli_env(),
         cwd=str(ROOT),
         timeout=120,
     )

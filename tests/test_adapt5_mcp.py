@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +24,12 @@ import httpx2  # noqa: E402  (installed with mcp)
 from conftest import ROOT  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from support.cli import cli_env  # noqa: E402
+from support.mcp_http import free_port, start_mcp_http  # noqa: E402
 
 import reverie  # noqa: E402
 from reverie.storage.access import TokenFile  # noqa: E402
 from reverie.storage.scopes import Scope, ScopeRoot  # noqa: E402
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env.pop("REVERIE_MCP_TOKEN", None)
-    return env
-
 
 _INIT = {
     "jsonrpc": "2.0",
@@ -71,7 +62,7 @@ def test_stdio_a_line_that_is_not_utf8_is_a_parse_error_and_nothing_is_stored(
         [sys.executable, "-m", "reverie", "-w", str(ws), "mcp"],
         input=b"\n".join(lines) + b"\n",
         capture_output=True,
-        env=_env(),
+        env=cli_env(),
         cwd=str(ROOT),
         timeout=120,
     )
@@ -85,33 +76,6 @@ def test_stdio_a_line_that_is_not_utf8_is_a_parse_error_and_nothing_is_stored(
     history = ws / "memory" / "history.jsonl"
     assert not history.exists() or "nchen" not in history.read_text(encoding="utf-8")
     assert b"Traceback" not in done.stderr
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _serve(args: list[str], port: int) -> subprocess.Popen[str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reverie", *args, "mcp", "--http", "--port", str(port)],
-        env=_env(),
-        cwd=str(ROOT),
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("the HTTP server did not start")
 
 
 def _wire_and_sdk(url: str, token: str | None) -> tuple[list[tuple[int, Any]], int]:
@@ -168,8 +132,8 @@ def _check(answers: list[tuple[int, Any]]) -> None:
 def test_http_requests_the_sdk_leaves_unanswered_get_invalid_request(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     reverie.open(ws).init()
-    port = _free_port()
-    proc = _serve(["-w", str(ws)], port)
+    port = free_port()
+    proc = start_mcp_http(["-w", str(ws)], port)
     try:
         answers, cursor = _wire_and_sdk(f"http://127.0.0.1:{port}/mcp", None)
     finally:
@@ -182,8 +146,8 @@ def test_http_requests_the_sdk_leaves_unanswered_get_invalid_request(tmp_path: P
 def test_http_a_root_of_scopes_answers_them_alike(tmp_path: Path) -> None:
     root = ScopeRoot(tmp_path / "root")
     token, _ = TokenFile(root).issue(Scope("alice"))
-    port = _free_port()
-    proc = _serve(["--root", str(root.root)], port)
+    port = free_port()
+    proc = start_mcp_http(["--root", str(root.root)], port)
     try:
         answers, cursor = _wire_and_sdk(f"http://127.0.0.1:{port}/mcp", token)
     finally:

@@ -63,7 +63,8 @@ WRITERS = {
     "reverie.storage.locking",
     "reverie.storage.appendlog",
 }
-WRITING_NAMES = {"atomic_write", "open_for_write", "fsync_dir", "append_entries"}
+#: (``open_for_write``: ``open_regular``'s old name, kept while two packages still import it.)
+WRITING_NAMES = {"atomic_write", "open_regular", "open_for_write", "fsync_dir", "append_entries"}
 
 
 def _imports(path: Path) -> list[tuple[str, set[str]]]:

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +18,8 @@ import httpx2  # noqa: E402  (installed with mcp)
 from conftest import ROOT  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-from support.cli import invoke  # noqa: E402
+from support.cli import cli_env, invoke  # noqa: E402
+from support.mcp_http import free_port, start_mcp_http  # noqa: E402
 
 from reverie.storage.workspace import Workspace  # noqa: E402
 
@@ -42,17 +41,11 @@ TOOLS = {
 }
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
-
-
 def _stdio(ws: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "reverie", "-w", str(ws), "mcp"],
-        env=_env(),
+        env=cli_env(),
         cwd=str(ROOT),
     )
 
@@ -286,40 +279,10 @@ def test_two_stdio_clients_remember_concurrently_without_losing_or_sharing_a_cur
     assert all(f"{tag} note {i}" in text for tag in ("alpha", "beta") for i in range(15))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start_http(ws: Path, port: int, token: str | None) -> subprocess.Popen[str]:
-    env = _env()
-    env.pop("REVERIE_MCP_TOKEN", None)
-    if token:
-        env["REVERIE_MCP_TOKEN"] = token
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reverie", "-w", str(ws), "mcp", "--http", "--port", str(port)],
-        env=env,
-        cwd=str(ROOT),
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("the HTTP server did not start")
-
-
 def test_http_needs_its_bearer_token_and_serves_two_clients(workspace: Workspace) -> None:
-    port = _free_port()
-    proc = _start_http(workspace.root, port, "s3cret-token-of-at-least-32-characters")
+    port = free_port()
+    token = {"REVERIE_MCP_TOKEN": "s3cret-token-of-at-least-32-characters"}
+    proc = start_mcp_http(["-w", str(workspace.root)], port, token)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
@@ -362,7 +325,7 @@ def test_http_refuses_a_non_loopback_address_without_a_token_and_a_missing_works
     tmp_path: Path, workspace: Workspace
 ) -> None:
     r = invoke(
-        "-w", str(workspace.root), "mcp", "--http", "--host", "0.0.0.0", "--port", str(_free_port())
+        "-w", str(workspace.root), "mcp", "--http", "--host", "0.0.0.0", "--port", str(free_port())
     )
     assert r.returncode == 1
     assert "REVERIE_MCP_TOKEN" in r.stderr and "Traceback" not in r.stderr
@@ -438,7 +401,7 @@ def test_a_request_the_sdk_cannot_read_is_answered_not_left_waiting(workspace: W
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=_env(),
+        env=cli_env(),
         cwd=str(ROOT),
     )
     assert proc.stdin is not None and proc.stdout is not None

@@ -7,11 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +18,8 @@ import httpx2  # noqa: E402  (installed with mcp)
 from conftest import ROOT  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from support.cli import cli_env  # noqa: E402
+from support.mcp_http import free_port, start_mcp_http  # noqa: E402
 
 from reverie.cli import main  # noqa: E402
 from reverie.errors import ConfigError  # noqa: E402
@@ -81,46 +79,14 @@ def test_token_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["-w", str(tmp_path / "ws"), "mcp", "token", "list"]) == 1
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start(
-    args: list[str], port: int, env_extra: dict[str, str] | None = None
-) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop("REVERIE_MCP_TOKEN", None)
-    env.update(env_extra or {})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reverie", *args, "mcp", "--http", "--port", str(port)],
-        env=env,
-        cwd=str(ROOT),
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("the HTTP server did not start")
-
-
 def test_each_token_reaches_only_its_own_scope(tmp_path: Path) -> None:
     root = ScopeRoot(tmp_path / "root")
     tokens = TokenFile(root)
     alice, _ = tokens.issue(Scope("alice"))
     bob, _ = tokens.issue(Scope("bob", "helper"))
     revoked, revoked_record = tokens.issue(Scope("carol"))
-    port = _free_port()
-    proc = _start(["--root", str(root.root)], port)
+    port = free_port()
+    proc = start_mcp_http(["--root", str(root.root)], port)
     url = f"http://127.0.0.1:{port}/mcp"
 
     async def session(token: str, calls: list[tuple[str, dict]]) -> list[dict]:
@@ -202,7 +168,7 @@ def test_a_short_single_workspace_token_is_refused(tmp_path: Path) -> None:
         "mcp",
         "--http",
         "--port",
-        str(_free_port()),
+        str(free_port()),
         env={"REVERIE_MCP_TOKEN": "s3cret"},
     )
     assert r.returncode == 1 and f"at least {MIN_TOKEN_CHARS} characters" in r.stderr
@@ -214,11 +180,10 @@ def test_a_scope_over_stdio_is_created_by_its_first_remember(tmp_path: Path) -> 
     from mcp import StdioServerParameters
 
     root = ScopeRoot(tmp_path / "root")
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     params = StdioServerParameters(
         command=sys.executable,
         cwd=str(ROOT),
-        env=env,
+        env=cli_env(),
         args=["-m", "reverie", "--root", str(root.root), "--user", "dana", "mcp"],
     )
 
