@@ -1,7 +1,7 @@
 """``reverie mcp --http --root``: every bearer token bound to one scope (reverie.storage.access),
-requests
-routed by token (reverie.mcp.routing), and no request reaching another scope's memory. A real server
-process on 127.0.0.1 and the MCP SDK's own client."""
+requests routed by token (reverie.mcp.routing), and no request reaching another scope's memory. A
+real server process on 127.0.0.1 and the MCP SDK's own client. A client of a scope never sees the
+server's paths, in an error or in a tool's result (the SDK's in-process client)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from support.cli import cli_env  # noqa: E402
 from support.mcp_http import free_port, start_mcp_http  # noqa: E402
 
+import reverie  # noqa: E402
 from reverie.cli import main  # noqa: E402
 from reverie.errors import ConfigError  # noqa: E402
 from reverie.operations.forget import forget_user  # noqa: E402
@@ -198,3 +199,79 @@ def test_a_scope_over_stdio_is_created_by_its_first_remember(tmp_path: Path) -> 
 
     asyncio.run(asyncio.wait_for(go(), 120))
     assert root.exists(Scope("dana")) and root.due_names() == [Scope("dana").name]
+
+
+# -- a client of a scope never sees the server's paths ---------------------------------------------
+
+
+def test_a_scope_clients_tool_results_hold_no_server_path(tmp_path: Path) -> None:
+    """``status`` (and every other tool's result) over a root of scopes says "the workspace" where
+    the server's path would be; the same workspace served plainly keeps its path (its client runs
+    beside it)."""
+    from reverie.mcp.server import build_server
+
+    root = tmp_path / "root"
+    with reverie.open(root=root, user="bob") as memory:
+        memory.remember("User: bob lives in Bergen")
+        plain_root = memory.workspace.root
+    bob = reverie.open(root=root, user="bob")
+
+    async def go(server_memory: reverie.Memory) -> list[str]:
+        async with Client(build_server(server_memory)) as c:
+            said = []
+            for tool, args in (
+                ("status", {}),
+                ("list_memory_files", {}),
+                ("search_memory", {"query": "Bergen"}),
+            ):
+                r = await c.call_tool(tool, args)
+                assert not r.is_error, r.content
+                said.append(json.dumps(r.structured_content))
+            return said
+
+    try:
+        scoped = asyncio.run(asyncio.wait_for(go(bob), 60))
+    finally:
+        bob.close()
+    for text in scoped:
+        assert str(tmp_path) not in text, text
+    assert '"workspace": "the workspace"' in scoped[0]
+    plain = asyncio.run(asyncio.wait_for(go(reverie.open(plain_root)), 60))
+    assert str(plain_root) in plain[0]
+
+
+def test_a_scope_client_never_sees_the_servers_paths(tmp_path: Path) -> None:
+    """Serving a root of scopes (as ``mcp --http --root`` does, one server per token's scope), an
+    error names "the workspace", never the absolute path or another user's digest."""
+    from reverie.mcp.server import build_server
+
+    root = tmp_path / "root"
+    for user in ("bob", "eve"):
+        with reverie.open(root=root, user=user) as memory:
+            memory.remember(f"User: {user} lives in Town{user}")
+    with reverie.open(root=root, user="bob") as bob:
+        bob_ws = bob.workspace.root
+    eve = reverie.open(root=root, user="eve")
+    eve_ws = eve.workspace.root
+    eve_ws.rename(eve_ws.with_name("workspace.old"))
+    eve_ws.symlink_to(bob_ws)
+
+    async def go() -> list[str]:
+        async with Client(build_server(eve)) as c:
+            out = []
+            for tool, args in (
+                ("search_memory", {"query": "lives Town"}),
+                ("remember", {"text": "User: eve wrote this"}),
+            ):
+                r = await c.call_tool(tool, args)
+                assert r.is_error, r.content
+                out.append(r.content[0].text)  # type: ignore[union-attr]
+            return out
+
+    try:
+        said = asyncio.run(asyncio.wait_for(go(), 60))
+    finally:
+        eve.close()
+    assert "the workspace is a symbolic link" in said[0], said
+    for text in said:
+        assert str(tmp_path) not in text and "/users/" not in text, text

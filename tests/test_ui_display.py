@@ -492,7 +492,7 @@ def _big_session(memory, n: int, consolidated: int = 0) -> Path:
 
 @pytest.fixture
 def reads(monkeypatch) -> list[int]:
-    """The bytes each read of a session file asks for (as test_harden2_session_pages counts
+    """The bytes each read of a session file asks for (as test_sessions_view counts
     them), with files over 1 MiB too large to count at once."""
     asked: list[int] = []
     real = os.pread

@@ -1,7 +1,8 @@
 """The MCP server through the real MCP client over stdio (hostile report T2 and the low findings):
 a prompt file that is a directory or a link out of the workspace is one clear reason in the tool,
 the resource and the prompt, with no traceback on stderr; an unknown prompt argument and an unknown
-version kind are named; a client of a root of scopes never sees the server's paths."""
+version kind are named. (A client of a root of scopes never seeing the server's paths is in
+tests/test_mcp_scopes.py.)"""
 
 from __future__ import annotations
 
@@ -95,40 +96,3 @@ def test_an_unknown_prompt_argument_and_version_kind_are_named(tmp_path: Path) -
             assert not r.is_error and r.structured_content["versions"]
 
     asyncio.run(asyncio.wait_for(go(), 120))
-
-
-def test_a_scope_client_never_sees_the_servers_paths(tmp_path: Path) -> None:
-    """Serving a root of scopes (as ``mcp --http --root`` does, one server per token's scope), an
-    error names "the workspace", never the absolute path or another user's digest."""
-    from reverie.mcp.server import build_server
-
-    root = tmp_path / "root"
-    for user in ("bob", "eve"):
-        with reverie.open(root=root, user=user) as memory:
-            memory.remember(f"User: {user} lives in Town{user}")
-    with reverie.open(root=root, user="bob") as bob:
-        bob_ws = bob.workspace.root
-    eve = reverie.open(root=root, user="eve")
-    eve_ws = eve.workspace.root
-    eve_ws.rename(eve_ws.with_name("workspace.old"))
-    eve_ws.symlink_to(bob_ws)
-
-    async def go() -> list[str]:
-        async with Client(build_server(eve)) as c:
-            out = []
-            for tool, args in (
-                ("search_memory", {"query": "lives Town"}),
-                ("remember", {"text": "User: eve wrote this"}),
-            ):
-                r = await c.call_tool(tool, args)
-                assert r.is_error, r.content
-                out.append(r.content[0].text)  # type: ignore[union-attr]
-            return out
-
-    try:
-        said = asyncio.run(asyncio.wait_for(go(), 60))
-    finally:
-        eve.close()
-    assert "the workspace is a symbolic link" in said[0], said
-    for text in said:
-        assert str(tmp_path) not in text and "/users/" not in text, text

@@ -1,11 +1,17 @@
-"""What the MCP server answers on the wire (adapt5 item 2). Over stdio, a line whose bytes are not
-UTF-8 gets JSON-RPC's parse error (-32700) — under the request's id when the rest of the line
-names one — and nothing of it is served or stored (the SDK's reader would read the byte as U+FFFD
-and serve the request); the server keeps serving. Over HTTP, a request whose id MCP does not allow
-(``1.5``, ``null``, ``true``) gets JSON-RPC's invalid-request error (-32600) instead of the SDK's
-202 and no reply, so does a body that is JSON but no message (the SDK says -32602, invalid
-params), for one workspace and for a root of scopes alike, and the real SDK client goes on being
-served after them."""
+"""What the MCP server answers on the wire.
+
+- Over stdio, a line whose bytes are not UTF-8 gets JSON-RPC's parse error (-32700) — under the
+  request's id when the rest of the line names one — and nothing of it is served or stored (the
+  SDK's reader would read the byte as U+FFFD and serve the request); the server keeps serving.
+- Over stdio, a line the SDK refuses is answered as JSON-RPC 2.0 says: a request whose id MCP
+  does not allow (``1.5``, ``null``, ``true``) and a line that is not a request under id null, a
+  line that is not JSON as a parse error — while a response is never answered.
+- Over HTTP, a request whose id MCP does not allow gets JSON-RPC's invalid-request error (-32600)
+  instead of the SDK's 202 and no reply, so does a body that is JSON but no message (the SDK says
+  -32602, invalid params), for one workspace and for a root of scopes alike, and the real SDK
+  client goes on being served after them.
+- When the client closes stdin with calls in flight, every call already received finishes and is
+  answered; a write is never reported failed."""
 
 from __future__ import annotations
 
@@ -155,3 +161,108 @@ def test_http_a_root_of_scopes_answers_them_alike(tmp_path: Path) -> None:
         proc.wait(timeout=20)
     _check(answers)
     assert cursor == 1
+
+
+# -- stdio lines the SDK refuses -------------------------------------------------------------------
+
+
+def test_stdio_lines_the_sdk_refuses_are_answered_as_json_rpc_says(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    reverie.open(ws).init()
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "pipe", "version": "1"},
+        },
+    }
+    ping = {"jsonrpc": "2.0", "method": "ping"}
+    lines = [
+        json.dumps(init),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps({**ping, "id": 1.5}),
+        json.dumps({**ping, "id": None}),
+        json.dumps({**ping, "id": True}),
+        '{"jsonrpc": "2.0", "method": "ping", "\\u0069d": {"a": 1}}',  # "id", escaped
+        '{"jsonrpc": "2.0", "id": 7, "method": ',  # not JSON
+        json.dumps([1, 2]),
+        json.dumps({"jsonrpc": "2.0", "method": 5}),  # JSON-RPC: an invalid request
+        json.dumps({"jsonrpc": "2.0", "id": 9, "result": 5, "error": 1}),  # a broken response
+        json.dumps({**ping, "id": 2}),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "mcp"],
+        input="\n".join(lines).encode() + b"\n",
+        capture_output=True,
+        env=cli_env(),
+        cwd=str(ROOT),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    replies = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert [r["id"] for r in replies] == [0] + [None] * 7 + [2], replies
+    errors = [r["error"] for r in replies[1:-1]]
+    assert [e["code"] for e in errors] == [-32600] * 4 + [-32700, -32600, -32600], errors
+    assert "request id 1.5 is not a string or an integer" in errors[0]["message"]
+    assert "request id null" in errors[1]["message"]
+    assert replies[-1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert b"Traceback" not in done.stderr
+    assert done.stderr.decode().count("(not answered)") == 1, done.stderr.decode()
+
+
+# -- stdin closed with calls in flight -------------------------------------------------------------
+
+
+def _line(ident: int | None, method: str, params: dict[str, object]) -> bytes:
+    message: dict[str, object] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if ident is not None:
+        message["id"] = ident
+    return json.dumps(message).encode() + b"\n"
+
+
+def test_stdin_closed_with_calls_in_flight_finishes_and_answers_them(tmp_path: Path) -> None:
+    """A client writes its calls and closes stdin at once (``printf ... | reverie mcp``): every
+    remember is stored once and answered with its cursor; none is dropped or said to fail."""
+    ws = tmp_path / "ws"
+    reverie.open(ws).init()
+    calls = 12
+    lines = [
+        _line(
+            0,
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "pipe", "version": "1"},
+            },
+        ),
+        _line(None, "notifications/initialized", {}),
+    ]
+    lines += [
+        _line(
+            n,
+            "tools/call",
+            {"name": "remember", "arguments": {"text": f"User: fact number {n} about Bergen"}},
+        )
+        for n in range(1, calls + 1)
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "mcp"],
+        input=b"".join(lines),
+        capture_output=True,
+        env=cli_env(),
+        cwd=str(ROOT),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    replies = {m["id"]: m for m in map(json.loads, done.stdout.decode().splitlines())}
+    assert sorted(replies) == list(range(calls + 1)), replies
+    for n in range(1, calls + 1):
+        assert "error" not in replies[n] and not replies[n]["result"]["isError"], replies[n]
+    with reverie.open(ws) as memory:
+        texts = [e.content for e in memory.history()]
+    assert sorted(texts) == sorted(f"User: fact number {n} about Bergen" for n in range(1, 13))
+    assert b"Traceback" not in done.stderr
