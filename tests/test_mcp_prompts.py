@@ -7,18 +7,16 @@ tests/test_mcp_scopes.py.)"""
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("mcp", reason="the MCP SDK (reverie[mcp]) is not installed")
 
-from conftest import ROOT  # noqa: E402
-from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp import Client  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
-from support.cli import cli_env  # noqa: E402
+from support.mcp_servers import stdio_server  # noqa: E402
 
 import reverie  # noqa: E402
 
@@ -49,12 +47,7 @@ def test_a_broken_prompt_file_is_one_reason_everywhere(
     errlog = tmp_path / "stderr.txt"
 
     async def go() -> None:
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "reverie", "-w", str(ws), "mcp"],
-            env=cli_env(),
-            cwd=str(ROOT),
-        )
+        params = stdio_server(["-w", str(ws)])
         with errlog.open("w") as err:
             async with Client(stdio_client(params, errlog=err)) as c:
                 r = await c.call_tool("read_memory_file", {"path": "USER.md"})
@@ -78,13 +71,7 @@ def test_an_unknown_prompt_argument_and_version_kind_are_named(tmp_path: Path) -
     reverie.open(ws).init()
 
     async def go() -> None:
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "reverie", "-w", str(ws), "mcp"],
-            env=cli_env(),
-            cwd=str(ROOT),
-        )
-        async with Client(params) as c:
+        async with Client(stdio_server(["-w", str(ws)])) as c:
             with pytest.raises(MCPError) as caught:
                 await c.get_prompt("memory_context", {"x": "y"})
             assert caught.value.error.message == "prompt memory_context takes no arguments, not x"

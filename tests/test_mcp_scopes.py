@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,11 +14,9 @@ import pytest
 pytest.importorskip("mcp", reason="the MCP SDK (a dependency of reverie mcp) is not installed")
 
 import httpx2  # noqa: E402  (installed with mcp)
-from conftest import ROOT  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-from support.cli import cli_env  # noqa: E402
-from support.mcp_http import free_port, start_mcp_http  # noqa: E402
+from support.mcp_servers import free_port, mcp_http_server, stdio_server  # noqa: E402
 
 import reverie  # noqa: E402
 from reverie.cli import main  # noqa: E402
@@ -86,9 +83,6 @@ def test_each_token_reaches_only_its_own_scope(tmp_path: Path) -> None:
     alice, _ = tokens.issue(Scope("alice"))
     bob, _ = tokens.issue(Scope("bob", "helper"))
     revoked, revoked_record = tokens.issue(Scope("carol"))
-    port = free_port()
-    proc = start_mcp_http(["--root", str(root.root)], port)
-    url = f"http://127.0.0.1:{port}/mcp"
 
     async def session(token: str, calls: list[tuple[str, dict]]) -> list[dict]:
         async with httpx2.AsyncClient(
@@ -102,7 +96,7 @@ def test_each_token_reaches_only_its_own_scope(tmp_path: Path) -> None:
                     out.append(result.structured_content)
                 return out
 
-    try:
+    with mcp_http_server(["--root", str(root.root)]) as url:
         ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
         assert httpx2.post(url, json=ping, timeout=10).status_code == 401
         for wrong in ("nope", alice[:-2], alice + "x", f"{alice} {bob}"):
@@ -145,9 +139,6 @@ def test_each_token_reaches_only_its_own_scope(tmp_path: Path) -> None:
                 await session(revoked, [("status", {})])
 
         asyncio.run(asyncio.wait_for(go(), 120))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
     alice_files = b"".join(
         p.read_bytes() for p in root.path(Scope("alice")).rglob("*") if p.is_file()
     )
@@ -178,15 +169,8 @@ def test_a_short_single_workspace_token_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_scope_over_stdio_is_created_by_its_first_remember(tmp_path: Path) -> None:
-    from mcp import StdioServerParameters
-
     root = ScopeRoot(tmp_path / "root")
-    params = StdioServerParameters(
-        command=sys.executable,
-        cwd=str(ROOT),
-        env=cli_env(),
-        args=["-m", "reverie", "--root", str(root.root), "--user", "dana", "mcp"],
-    )
+    params = stdio_server(["--root", str(root.root), "--user", "dana"])
 
     async def go() -> None:
         async with Client(params) as c:

@@ -31,7 +31,7 @@ from conftest import ROOT  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from support.cli import cli_env  # noqa: E402
-from support.mcp_http import free_port, start_mcp_http  # noqa: E402
+from support.mcp_servers import mcp_http_server  # noqa: E402
 
 import reverie  # noqa: E402
 from reverie.storage.access import TokenFile  # noqa: E402
@@ -49,6 +49,21 @@ _INIT = {
 }
 
 
+def _piped(ws: Path, lines: list[bytes]) -> tuple[subprocess.CompletedProcess[bytes], list[Any]]:
+    """``reverie -w WS mcp`` given ``lines`` on stdin, then its end: the run (exit 0) and the
+    replies it wrote."""
+    done = subprocess.run(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "mcp"],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        env=cli_env(),
+        cwd=str(ROOT),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    return done, [json.loads(line) for line in done.stdout.decode().splitlines()]
+
+
 def test_stdio_a_line_that_is_not_utf8_is_a_parse_error_and_nothing_is_stored(
     tmp_path: Path,
 ) -> None:
@@ -64,16 +79,7 @@ def test_stdio_a_line_that_is_not_utf8_is_a_parse_error_and_nothing_is_stored(
         b"\xff\xfe{}",
         json.dumps({"jsonrpc": "2.0", "id": 4, "method": "ping"}).encode(),
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "reverie", "-w", str(ws), "mcp"],
-        input=b"\n".join(lines) + b"\n",
-        capture_output=True,
-        env=cli_env(),
-        cwd=str(ROOT),
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr.decode()
-    replies = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    done, replies = _piped(ws, lines)
     assert [r["id"] for r in replies] == [0, 3, None, None, 4], replies
     errors = [r["error"] for r in replies[1:4]]
     assert [e["code"] for e in errors] == [-32700] * 3, errors
@@ -138,13 +144,8 @@ def _check(answers: list[tuple[int, Any]]) -> None:
 def test_http_requests_the_sdk_leaves_unanswered_get_invalid_request(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     reverie.open(ws).init()
-    port = free_port()
-    proc = start_mcp_http(["-w", str(ws)], port)
-    try:
-        answers, cursor = _wire_and_sdk(f"http://127.0.0.1:{port}/mcp", None)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    with mcp_http_server(["-w", str(ws)]) as url:
+        answers, cursor = _wire_and_sdk(url, None)
     _check(answers)
     assert cursor == 1
 
@@ -152,13 +153,8 @@ def test_http_requests_the_sdk_leaves_unanswered_get_invalid_request(tmp_path: P
 def test_http_a_root_of_scopes_answers_them_alike(tmp_path: Path) -> None:
     root = ScopeRoot(tmp_path / "root")
     token, _ = TokenFile(root).issue(Scope("alice"))
-    port = free_port()
-    proc = start_mcp_http(["--root", str(root.root)], port)
-    try:
-        answers, cursor = _wire_and_sdk(f"http://127.0.0.1:{port}/mcp", token)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    with mcp_http_server(["--root", str(root.root)]) as url:
+        answers, cursor = _wire_and_sdk(url, token)
     _check(answers)
     assert cursor == 1
 
@@ -169,19 +165,9 @@ def test_http_a_root_of_scopes_answers_them_alike(tmp_path: Path) -> None:
 def test_stdio_lines_the_sdk_refuses_are_answered_as_json_rpc_says(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     reverie.open(ws).init()
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "pipe", "version": "1"},
-        },
-    }
     ping = {"jsonrpc": "2.0", "method": "ping"}
     lines = [
-        json.dumps(init),
+        json.dumps(_INIT),
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json.dumps({**ping, "id": 1.5}),
         json.dumps({**ping, "id": None}),
@@ -193,16 +179,7 @@ def test_stdio_lines_the_sdk_refuses_are_answered_as_json_rpc_says(tmp_path: Pat
         json.dumps({"jsonrpc": "2.0", "id": 9, "result": 5, "error": 1}),  # a broken response
         json.dumps({**ping, "id": 2}),
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "reverie", "-w", str(ws), "mcp"],
-        input="\n".join(lines).encode() + b"\n",
-        capture_output=True,
-        env=cli_env(),
-        cwd=str(ROOT),
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr.decode()
-    replies = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    done, replies = _piped(ws, [line.encode() for line in lines])
     assert [r["id"] for r in replies] == [0] + [None] * 7 + [2], replies
     errors = [r["error"] for r in replies[1:-1]]
     assert [e["code"] for e in errors] == [-32600] * 4 + [-32700, -32600, -32600], errors

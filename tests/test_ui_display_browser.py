@@ -28,11 +28,9 @@ from support.browser import (  # it skips this module where chromium or selenium
     signed_in_browser,
     webdriver,
 )
+from support.ui_app import new_memory
 
-import reverie
 from reverie.storage import sessions_view
-from reverie.storage.config import Config
-from reverie.storage.workspace import Workspace
 
 HEBREW = "- גר בתל אביב."  # "lives in Tel Aviv.": its full stop ends the line on the left
 EMOJI = "- Family: 👩‍👩‍👧 and café (e\u0301) and 🇵🇹"
@@ -52,11 +50,8 @@ RTL_EMOJI = "- גר בתל אביב עם 👩‍👩‍👧 (café, e\u0301) �
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    ws = Workspace(tmp_path_factory.mktemp("display") / "ws")
-    ws.init()
-    config = Config()
-    config.memory.history.fsync = False
-    memory = reverie.open(ws, config=config)
+    memory = new_memory(tmp_path_factory.mktemp("display") / "ws")
+    ws = memory.workspace
     text = memory.read("USER.md")
     memory.write(
         "USER.md", text + "\n".join([HEBREW, EMOJI, LONG, UNBROKEN]) + "\n", message="manual: seed"
@@ -196,11 +191,8 @@ def test_the_back_button_after_an_edit_repeats_nothing(ui: webdriver.Chrome) -> 
 
 @pytest.fixture(scope="module")
 def long_workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    ws = Workspace(tmp_path_factory.mktemp("long") / "ws")
-    ws.init()
-    config = Config()
-    config.memory.history.fsync = False
-    with reverie.open(ws, config=config) as memory:
+    with new_memory(tmp_path_factory.mktemp("long") / "ws") as memory:
+        ws = memory.workspace
         memory.write(
             "USER.md",
             "# User\n\n- Lives in Lisbon\n- Works at Acme\n- Likes tea\n",
