@@ -1,7 +1,10 @@
 """Nothing counted twice, no reservation lost, when a reply is lost: a proxy on 127.0.0.1 in front
 of a real redis-server forwards a chosen write, waits for the server's reply (the server ran it) and
 then drops the connection instead of passing the reply on. redis-py sends the write again on a new
-connection, as it does in production after a network blip; each write must find it was done."""
+connection, as it does in production after a network blip; each write must find it was done.
+
+``reverie fleet unpark`` answers what it did even when its reply is lost: the resent unpark must
+find the first one's answer ("it was parked", and the workspace due) instead of "not parked"."""
 
 from __future__ import annotations
 
@@ -196,3 +199,45 @@ def test_a_job_that_ended_while_redis_was_down_is_not_counted_as_dead(
     # the first job's run was done before its end went unheard: nothing left to do, and no park
     assert outcome.status == "nothing-to-do", outcome  # was: "parked: 1 jobs died mid-run"
     assert direct.zrange("reverie:parked", 0, -1) == [] and store.pending_count() == 0
+
+
+# -- an unpark whose reply is lost -----------------------------------------------------------------
+
+
+def test_an_unpark_whose_reply_is_lost_still_says_it_unparked(proxy, redis_server):
+    c, direct = _coords(proxy, redis_server)
+    c.park("w1", "3 jobs died mid-run")
+    assert "w1" in c.parked()
+    before = proxy.connections
+    proxy.arm(b"reverie:parked-why")
+    assert c.unpark("w1") is True, "a resent unpark answered 'not parked'"
+    assert proxy.cuts == 1, "the proxy did not cut the reply"
+    assert proxy.connections > before, "redis-py did not send the unpark again"
+    assert direct.zscore("reverie:parked", "w1") is None
+    assert direct.hget("reverie:parked-why", "w1") is None
+    assert direct.zscore("reverie:due", "w1") is not None, "unparked but never made due"
+    # a second, separate unpark is honest: it was not parked any more
+    assert c.unpark("w1") is False
+
+
+def test_unparking_a_workspace_never_parked_makes_nothing_due(proxy, redis_server):
+    c, direct = _coords(proxy, redis_server)
+    assert c.unpark("ghost") is False
+    assert direct.zscore("reverie:due", "ghost") is None
+
+
+def test_the_cli_reports_unparked_through_a_lost_reply(tmp_path, proxy, redis_server):
+    """The user's command, in process, through the proxy: exit 0 and 'unparked', not 'not
+    parked' with exit 1."""
+    import json
+
+    from support.cli import invoke
+
+    c, _ = _coords(proxy, redis_server)
+    c.park("team/alpha", "3 jobs died mid-run")
+    proxy.arm(b"reverie:parked-why")
+    env = {"REVERIE_FLEET__BROKER_URL": proxy.url, "REVERIE_FLEET__ROOT": str(tmp_path)}
+    result = invoke("fleet", "unpark", "team/alpha", "--json", env=env)
+    assert proxy.cuts == 1
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"unparked": ["team/alpha"], "not_parked": []}

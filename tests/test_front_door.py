@@ -63,7 +63,7 @@ WRITERS = {
     "reverie.storage.locking",
     "reverie.storage.appendlog",
 }
-WRITING_NAMES = {"atomic_write", "open_for_write", "fsync_dir", "append_entries"}
+WRITING_NAMES = {"atomic_write", "open_regular", "fsync_dir", "append_entries"}
 
 
 def _imports(path: Path) -> list[tuple[str, set[str]]]:

@@ -11,12 +11,10 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from starlette.testclient import TestClient
+from support.ui_app import signed_in
 
 import reverie
 from reverie.gitstore.queries import walk
-from reverie.ui import build_app
-from reverie.ui.security import SignIn
 
 
 @pytest.fixture
@@ -125,10 +123,8 @@ def test_a_commit_that_cannot_be_read_ends_the_history_and_is_said(memory, works
         assert [c.sha for c in log] == [shas[3], shas[2]]
         problems = fresh.runtime.git.problems()
         assert any(shas[1][:12] in p.problem and "cannot be read" in p.problem for p in problems)
-        app = build_app(fresh, signin=SignIn("b" * 30), server_id="b" * 22)
-        with TestClient(app, base_url="http://127.0.0.1:8766", follow_redirects=False) as c:
-            c.get("/?token=" + "b" * 30)
-            page = c.get("/" + "b" * 22 + "/timeline")
+        with signed_in(fresh, "b" * 30, "b" * 22) as c:
+            page = c.get("/timeline")
         assert page.status_code == 200 and f"commit {shas[1][:12]}" in page.text
         assert "the history before" in page.text
 
@@ -136,10 +132,7 @@ def test_a_commit_that_cannot_be_read_ends_the_history_and_is_said(memory, works
 def test_the_timeline_filters(memory) -> None:
     _user(memory, "- Lives in Berlin")
     hamburg = _user(memory, "- Lives in Hamburg")
-    app = build_app(memory, signin=SignIn("l" * 30), server_id="l" * 22)
-    with TestClient(app, base_url="http://127.0.0.1:8766", follow_redirects=False) as c:
-        c.get("/?token=" + "l" * 30)
-        c.base_url = "http://127.0.0.1:8766/" + "l" * 22
+    with signed_in(memory, "l" * 30, "l" * 22) as c:
         page = c.get("/timeline", params={"text": "hamburg", "path": "USER.md"}).text
         assert hamburg in page and page.count('<tr>\n    <td><a href="') == 1
         assert 'value="hamburg"' in page and '<option value="USER.md" selected>' in page

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,9 +16,10 @@ pytest.importorskip("mcp", reason="the MCP SDK (a dependency of reverie mcp) is 
 
 import httpx2  # noqa: E402  (installed with mcp)
 from conftest import ROOT  # noqa: E402
-from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-from support.cli import invoke  # noqa: E402
+from support.cli import cli_env, invoke  # noqa: E402
+from support.mcp_servers import free_port, mcp_http_server, stdio_server  # noqa: E402
 
 from reverie.storage.workspace import Workspace  # noqa: E402
 
@@ -42,28 +41,13 @@ TOOLS = {
 }
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
-
-
-def _stdio(ws: Path) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "reverie", "-w", str(ws), "mcp"],
-        env=_env(),
-        cwd=str(ROOT),
-    )
-
-
 def _run(coro, timeout: float = 120):  # type: ignore[no-untyped-def]
     return asyncio.run(asyncio.wait_for(coro, timeout))
 
 
 def test_tools_resources_and_prompt_are_listed_with_precise_schemas(workspace: Workspace) -> None:
     async def go() -> None:
-        async with Client(_stdio(workspace.root)) as c:
+        async with Client(stdio_server(["-w", str(workspace.root)])) as c:
             tools = {t.name: t for t in (await c.list_tools()).tools}
             assert set(tools) == TOOLS
             for tool in tools.values():
@@ -97,7 +81,7 @@ def test_remember_dream_search_versions_restore_and_notifications(workspace: Wor
     before = user.read_text()
 
     async def go() -> None:
-        async with Client(_stdio(workspace.root)) as c:
+        async with Client(stdio_server(["-w", str(workspace.root)])) as c:
             r = await c.call_tool(
                 "remember", {"text": "- [durable] Lives in Porto", "session_key": "desk:1"}
             )
@@ -159,7 +143,7 @@ def test_restore_version_keeps_a_change_made_after_its_preview(workspace: Worksp
         target = memory.log(limit=1)[0].sha
 
     async def go() -> None:
-        async with Client(_stdio(workspace.root)) as c:
+        async with Client(stdio_server(["-w", str(workspace.root)])) as c:
             plan = (await c.call_tool("preview_restore", {"sha": target})).structured_content
             assert "-- Plays the cello." in plan["diff"] and plan["base"] == target
             with reverie.open(workspace.root) as other:  # another writer, after the preview
@@ -194,7 +178,7 @@ def test_a_soul_change_is_approved_or_rejected_only_as_shown(workspace: Workspac
         memory.write("SOUL.md", soul + "- Answer in French.\n", kind="agent")
 
     async def go() -> None:
-        async with Client(_stdio(workspace.root)) as c:
+        async with Client(stdio_server(["-w", str(workspace.root)])) as c:
             shown = (await c.call_tool("pending_soul_change", {})).structured_content["pending"]
             with reverie.open(workspace.root) as other:  # widened after the preview
                 other.write("SOUL.md", soul + "- Answer in French.\n- Never cite.\n", kind="agent")
@@ -217,7 +201,7 @@ def test_bad_calls_get_mcp_errors_and_the_server_keeps_serving(workspace: Worksp
     (workspace.root / "secret.md").write_text("not memory")
 
     async def go() -> None:
-        async with Client(_stdio(workspace.root)) as c:
+        async with Client(stdio_server(["-w", str(workspace.root)])) as c:
             bad = [
                 ("search_memory", {"query": ""}),
                 ("search_memory", {"query": "x", "k": 0}),
@@ -270,7 +254,7 @@ def test_two_stdio_clients_remember_concurrently_without_losing_or_sharing_a_cur
     workspace: Workspace,
 ) -> None:
     async def client(tag: str) -> list[int]:
-        async with Client(_stdio(workspace.root)) as c:
+        async with Client(stdio_server(["-w", str(workspace.root)])) as c:
             results = await asyncio.gather(
                 *(c.call_tool("remember", {"text": f"{tag} note {i}"}) for i in range(15))
             )
@@ -286,42 +270,9 @@ def test_two_stdio_clients_remember_concurrently_without_losing_or_sharing_a_cur
     assert all(f"{tag} note {i}" in text for tag in ("alpha", "beta") for i in range(15))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start_http(ws: Path, port: int, token: str | None) -> subprocess.Popen[str]:
-    env = _env()
-    env.pop("REVERIE_MCP_TOKEN", None)
-    if token:
-        env["REVERIE_MCP_TOKEN"] = token
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reverie", "-w", str(ws), "mcp", "--http", "--port", str(port)],
-        env=env,
-        cwd=str(ROOT),
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("the HTTP server did not start")
-
-
 def test_http_needs_its_bearer_token_and_serves_two_clients(workspace: Workspace) -> None:
-    port = _free_port()
-    proc = _start_http(workspace.root, port, "s3cret-token-of-at-least-32-characters")
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
+    token = {"REVERIE_MCP_TOKEN": "s3cret-token-of-at-least-32-characters"}
+    with mcp_http_server(["-w", str(workspace.root)], token) as url:
         refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
         assert refused.status_code == 401
         wrong = httpx2.post(
@@ -353,16 +304,13 @@ def test_http_needs_its_bearer_token_and_serves_two_clients(workspace: Workspace
             return a + b
 
         assert sorted(_run(go())) == list(range(1, 11))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 def test_http_refuses_a_non_loopback_address_without_a_token_and_a_missing_workspace(
     tmp_path: Path, workspace: Workspace
 ) -> None:
     r = invoke(
-        "-w", str(workspace.root), "mcp", "--http", "--host", "0.0.0.0", "--port", str(_free_port())
+        "-w", str(workspace.root), "mcp", "--http", "--host", "0.0.0.0", "--port", str(free_port())
     )
     assert r.returncode == 1
     assert "REVERIE_MCP_TOKEN" in r.stderr and "Traceback" not in r.stderr
@@ -407,7 +355,9 @@ def test_a_pre_2026_client_subscribes_with_resources_subscribe(workspace: Worksp
             seen.append(str(uri))
 
     async def go() -> None:
-        async with Client(_stdio(workspace.root), mode="legacy", message_handler=on_message) as c:
+        async with Client(
+            stdio_server(["-w", str(workspace.root)]), mode="legacy", message_handler=on_message
+        ) as c:
             with warnings.catch_warnings():
                 warnings.simplefilter(
                     "ignore"
@@ -438,7 +388,7 @@ def test_a_request_the_sdk_cannot_read_is_answered_not_left_waiting(workspace: W
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=_env(),
+        env=cli_env(),
         cwd=str(ROOT),
     )
     assert proc.stdin is not None and proc.stdout is not None

@@ -1,17 +1,12 @@
 """``reverie mcp --http --root``: every bearer token bound to one scope (reverie.storage.access),
-requests
-routed by token (reverie.mcp.routing), and no request reaching another scope's memory. A real server
-process on 127.0.0.1 and the MCP SDK's own client."""
+requests routed by token (reverie.mcp.routing), and no request reaching another scope's memory. A
+real server process on 127.0.0.1 and the MCP SDK's own client. A client of a scope never sees the
+server's paths, in an error or in a tool's result (the SDK's in-process client)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,10 +14,11 @@ import pytest
 pytest.importorskip("mcp", reason="the MCP SDK (a dependency of reverie mcp) is not installed")
 
 import httpx2  # noqa: E402  (installed with mcp)
-from conftest import ROOT  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from support.mcp_servers import free_port, mcp_http_server, stdio_server  # noqa: E402
 
+import reverie  # noqa: E402
 from reverie.cli import main  # noqa: E402
 from reverie.errors import ConfigError  # noqa: E402
 from reverie.operations.forget import forget_user  # noqa: E402
@@ -81,47 +77,12 @@ def test_token_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["-w", str(tmp_path / "ws"), "mcp", "token", "list"]) == 1
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start(
-    args: list[str], port: int, env_extra: dict[str, str] | None = None
-) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env.pop("REVERIE_MCP_TOKEN", None)
-    env.update(env_extra or {})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reverie", *args, "mcp", "--http", "--port", str(port)],
-        env=env,
-        cwd=str(ROOT),
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("the HTTP server did not start")
-
-
 def test_each_token_reaches_only_its_own_scope(tmp_path: Path) -> None:
     root = ScopeRoot(tmp_path / "root")
     tokens = TokenFile(root)
     alice, _ = tokens.issue(Scope("alice"))
     bob, _ = tokens.issue(Scope("bob", "helper"))
     revoked, revoked_record = tokens.issue(Scope("carol"))
-    port = _free_port()
-    proc = _start(["--root", str(root.root)], port)
-    url = f"http://127.0.0.1:{port}/mcp"
 
     async def session(token: str, calls: list[tuple[str, dict]]) -> list[dict]:
         async with httpx2.AsyncClient(
@@ -135,7 +96,7 @@ def test_each_token_reaches_only_its_own_scope(tmp_path: Path) -> None:
                     out.append(result.structured_content)
                 return out
 
-    try:
+    with mcp_http_server(["--root", str(root.root)]) as url:
         ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
         assert httpx2.post(url, json=ping, timeout=10).status_code == 401
         for wrong in ("nope", alice[:-2], alice + "x", f"{alice} {bob}"):
@@ -178,9 +139,6 @@ def test_each_token_reaches_only_its_own_scope(tmp_path: Path) -> None:
                 await session(revoked, [("status", {})])
 
         asyncio.run(asyncio.wait_for(go(), 120))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
     alice_files = b"".join(
         p.read_bytes() for p in root.path(Scope("alice")).rglob("*") if p.is_file()
     )
@@ -202,7 +160,7 @@ def test_a_short_single_workspace_token_is_refused(tmp_path: Path) -> None:
         "mcp",
         "--http",
         "--port",
-        str(_free_port()),
+        str(free_port()),
         env={"REVERIE_MCP_TOKEN": "s3cret"},
     )
     assert r.returncode == 1 and f"at least {MIN_TOKEN_CHARS} characters" in r.stderr
@@ -211,16 +169,8 @@ def test_a_short_single_workspace_token_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_scope_over_stdio_is_created_by_its_first_remember(tmp_path: Path) -> None:
-    from mcp import StdioServerParameters
-
     root = ScopeRoot(tmp_path / "root")
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    params = StdioServerParameters(
-        command=sys.executable,
-        cwd=str(ROOT),
-        env=env,
-        args=["-m", "reverie", "--root", str(root.root), "--user", "dana", "mcp"],
-    )
+    params = stdio_server(["--root", str(root.root), "--user", "dana"])
 
     async def go() -> None:
         async with Client(params) as c:
@@ -233,3 +183,79 @@ def test_a_scope_over_stdio_is_created_by_its_first_remember(tmp_path: Path) -> 
 
     asyncio.run(asyncio.wait_for(go(), 120))
     assert root.exists(Scope("dana")) and root.due_names() == [Scope("dana").name]
+
+
+# -- a client of a scope never sees the server's paths ---------------------------------------------
+
+
+def test_a_scope_clients_tool_results_hold_no_server_path(tmp_path: Path) -> None:
+    """``status`` (and every other tool's result) over a root of scopes says "the workspace" where
+    the server's path would be; the same workspace served plainly keeps its path (its client runs
+    beside it)."""
+    from reverie.mcp.server import build_server
+
+    root = tmp_path / "root"
+    with reverie.open(root=root, user="bob") as memory:
+        memory.remember("User: bob lives in Bergen")
+        plain_root = memory.workspace.root
+    bob = reverie.open(root=root, user="bob")
+
+    async def go(server_memory: reverie.Memory) -> list[str]:
+        async with Client(build_server(server_memory)) as c:
+            said = []
+            for tool, args in (
+                ("status", {}),
+                ("list_memory_files", {}),
+                ("search_memory", {"query": "Bergen"}),
+            ):
+                r = await c.call_tool(tool, args)
+                assert not r.is_error, r.content
+                said.append(json.dumps(r.structured_content))
+            return said
+
+    try:
+        scoped = asyncio.run(asyncio.wait_for(go(bob), 60))
+    finally:
+        bob.close()
+    for text in scoped:
+        assert str(tmp_path) not in text, text
+    assert '"workspace": "the workspace"' in scoped[0]
+    plain = asyncio.run(asyncio.wait_for(go(reverie.open(plain_root)), 60))
+    assert str(plain_root) in plain[0]
+
+
+def test_a_scope_client_never_sees_the_servers_paths(tmp_path: Path) -> None:
+    """Serving a root of scopes (as ``mcp --http --root`` does, one server per token's scope), an
+    error names "the workspace", never the absolute path or another user's digest."""
+    from reverie.mcp.server import build_server
+
+    root = tmp_path / "root"
+    for user in ("bob", "eve"):
+        with reverie.open(root=root, user=user) as memory:
+            memory.remember(f"User: {user} lives in Town{user}")
+    with reverie.open(root=root, user="bob") as bob:
+        bob_ws = bob.workspace.root
+    eve = reverie.open(root=root, user="eve")
+    eve_ws = eve.workspace.root
+    eve_ws.rename(eve_ws.with_name("workspace.old"))
+    eve_ws.symlink_to(bob_ws)
+
+    async def go() -> list[str]:
+        async with Client(build_server(eve)) as c:
+            out = []
+            for tool, args in (
+                ("search_memory", {"query": "lives Town"}),
+                ("remember", {"text": "User: eve wrote this"}),
+            ):
+                r = await c.call_tool(tool, args)
+                assert r.is_error, r.content
+                out.append(r.content[0].text)  # type: ignore[union-attr]
+            return out
+
+    try:
+        said = asyncio.run(asyncio.wait_for(go(), 60))
+    finally:
+        eve.close()
+    assert "the workspace is a symbolic link" in said[0], said
+    for text in said:
+        assert str(tmp_path) not in text and "/users/" not in text, text

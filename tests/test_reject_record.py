@@ -10,12 +10,10 @@ import re
 from pathlib import Path
 
 import pytest
-from starlette.testclient import TestClient
+from support.ui_app import signed_in
 
 from reverie.cli import main
 from reverie.errors import WorkspaceError
-from reverie.ui import build_app
-from reverie.ui.security import SignIn
 from tests.support.ui_workspace import seeded
 
 
@@ -95,10 +93,7 @@ def test_the_cli_says_how_to_undo_it(memory, capsys: pytest.CaptureFixture[str])
 
 
 def test_the_ui_rejects_shows_the_proposal_and_puts_it_back(memory) -> None:
-    app = build_app(memory, signin=SignIn("r" * 30), server_id="r" * 22)
-    with TestClient(app, base_url="http://127.0.0.1:8766", follow_redirects=False) as c:
-        c.get("/?token=" + "r" * 30)
-        c.base_url = "http://127.0.0.1:8766/" + "r" * 22
+    with signed_in(memory, "r" * 30, "r" * 22) as c:
 
         def csrf(page: str) -> str:
             found = re.search(r'name="csrf" value="([^"]+)"', c.get(page).text)

@@ -5,7 +5,9 @@ commits)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.serve_root import all_served, serve_until
 
 from bench.serve_root import dream_responder
 from reverie.dream.records import StatusRecord
@@ -56,18 +59,6 @@ def _fill(root: ScopeRoot, users: list[str], entries: int = 1) -> None:
             store.append_history(f"- [durable] {user} fact {i}", "cli:test")
 
 
-async def _serve_until(scheduler: RootScheduler, done: callable, timeout: float = 30) -> None:
-    stop = asyncio.Event()
-    task = asyncio.ensure_future(scheduler.run(stop))
-    deadline = time.monotonic() + timeout
-    while not done():
-        assert time.monotonic() < deadline, f"not done: {scheduler.stats}"
-        assert not task.done(), task.exception()
-        await asyncio.sleep(0.02)
-    stop.set()
-    await task
-
-
 def _drained(root: ScopeRoot, users: list[str]) -> bool:
     return (
         all(WorkspaceStore(root.workspace(Scope(u))).pending_count() == 0 for u in users)
@@ -84,7 +75,7 @@ def test_every_due_scope_is_dreamed_within_the_concurrency_bound(
     _fill(root, users, entries=2)
     root.ensure(Scope("idle"))  # written once, never appended: not due, never touched
     sched = RootScheduler(root, open_dream, max_inflight=3)
-    asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
+    asyncio.run(serve_until(sched, lambda: _drained(root, users)))
     assert sched.stats.finished == {"ok": 8} and sched.stats.started == 8
     assert sched.stats.peak == 3
     for u in users:
@@ -110,7 +101,7 @@ def test_a_backlog_drains_batch_by_batch_and_an_append_meanwhile_is_not_lost(
 
     fake.responder = respond
     sched = RootScheduler(root, open_dream, max_inflight=4)
-    asyncio.run(_serve_until(sched, lambda: _drained(root, ["a"])))
+    asyncio.run(serve_until(sched, lambda: _drained(root, ["a"])))
     assert store.dream_cursor() == 6 and sched.stats.finished["ok"] == 3  # batches 1-2, 3-4, 5-6
     assert appended == [
         6
@@ -178,7 +169,7 @@ def test_a_provider_outage_pauses_every_run_and_costs_no_attempt(
 
     fake.responder = respond
     sched = RootScheduler(root, open_dream, max_inflight=2)
-    asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
+    asyncio.run(serve_until(sched, lambda: _drained(root, users)))
     assert sched.stats.finished.get("ok") == 4
     assert sched.stats.finished.get("failed") == 2 and 1 <= sched.stats.pauses <= 2
     assert (
@@ -242,7 +233,7 @@ def test_stopping_abandons_runs_in_flight_before_they_write(
     root = ScopeRoot(tmp_path / "root")
     _fill(root, ["a", "b"])
     sched = RootScheduler(root, open_dream, max_inflight=2)
-    asyncio.run(_serve_until(sched, lambda: sched.running == 2))
+    asyncio.run(serve_until(sched, lambda: sched.running == 2))
     for u in ("a", "b"):
         ws = root.workspace(Scope(u))
         assert WorkspaceStore(ws).dream_cursor() == 0
@@ -287,7 +278,7 @@ def test_serve_root_cli_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     """A real process: started on a root, SIGTERM while idle → exit 0 with the stop line. (It is
     given ``--concurrency``, the old name of ``--max-inflight``, still taken.)"""
     root = ScopeRoot(tmp_path / "root")
-    root.root.mkdir()  # an empty root (a missing one is refused: test_harden4_serve)
+    root.root.mkdir()  # an empty root (a missing one is refused: see below)
     env = {**os.environ, "PYTHONPATH": str(ROOT_DIR)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "reverie", "--root", str(root.root), "serve", "--concurrency", "4"],
@@ -397,7 +388,7 @@ def test_serve_root_metrics_scraped_with_the_prometheus_parser(
     _fill(root, users)
     sched = RootScheduler(root, open_dream, config=load_config(), max_inflight=2)
     host, port = serve_metrics(BacklogCollector(lambda: sched.snapshot), 0, "127.0.0.1")
-    asyncio.run(_serve_until(sched, lambda: _drained(root, users)))
+    asyncio.run(serve_until(sched, lambda: _drained(root, users)))
     sched.snapshot = sched.backlog()
     text = urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10).read().decode()
     samples = {
@@ -428,7 +419,7 @@ def test_a_broken_scope_backs_off_and_says_so(
     (ws.root / "USER.md").write_bytes(b"\xff\xfe not UTF-8\n")  # cannot be read: the run fails
     sched = RootScheduler(root, open_dream, config=load_config(), max_inflight=1)
     started = time.monotonic()
-    asyncio.run(_serve_until(sched, lambda: time.monotonic() - started > 2.5))
+    asyncio.run(serve_until(sched, lambda: time.monotonic() - started > 2.5))
     lines = [r.getMessage() for r in caplog.records if "failure(s) in a row" in r.getMessage()]
     waits = [float(line.rsplit("next try in ", 1)[1].rstrip("s)")) for line in lines]
     assert 4 <= len(lines) <= 8, lines  # a fixed 0.05 s retry would have logged ~50
@@ -495,7 +486,7 @@ def test_serve_rates_are_never_extrapolated_and_errors_are_runs(
 
     monkeypatch.setattr(serve_root, "_run_in_thread", disk_full)
     sched = RootScheduler(root, open_dream, config=load_config(), max_inflight=1)
-    asyncio.run(_serve_until(sched, lambda: sched.stats.errors >= 3))
+    asyncio.run(serve_until(sched, lambda: sched.stats.errors >= 3))
     b = sched.backlog()
     assert b.failures_per_minute == b.runs_per_minute == sched.stats.errors  # was: ×60/elapsed
     assert sum(b.runs.values()) == sched.stats.errors and b.failures == sched.stats.errors
@@ -517,7 +508,141 @@ def test_a_run_refused_because_its_user_was_forgotten_is_no_failure(
 
     monkeypatch.setattr(serve_root, "_run_in_thread", forgotten_mid_run)
     sched = RootScheduler(root, open_dream, config=load_config(), max_inflight=1)
-    asyncio.run(_serve_until(sched, lambda: not root.exists(Scope("gone")) and not sched._running))
+    asyncio.run(serve_until(sched, lambda: not root.exists(Scope("gone")) and not sched._running))
     b = sched.backlog()
     assert sched.stats.errors == 0 and b.failures == 0 and b.failures_per_minute == 0
     assert root.due_names() == []
+
+
+# -- scopes with nothing to dream, scopes that go away, roots that are not ------------------------
+
+
+def _files(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("history", ["empty", "blank lines"])
+def test_a_scope_whose_history_never_held_an_entry_is_left_as_it_was(
+    tmp_path: Path, fake: ScriptedModel, history: str
+) -> None:
+    """A scope made by ``ScopeRoot.ensure`` whose ``history.jsonl`` exists but never held an entry,
+    with a due marker, is left as it was (no repository, no init commit, no lock or state file) and
+    its marker removed."""
+    root = ScopeRoot(tmp_path / "root")
+    WorkspaceStore(root.ensure(Scope("real"))).append_history("- [durable] real fact", "cli:t")
+    empty = root.ensure(Scope("empty"))
+    empty.history_path.parent.mkdir(parents=True, exist_ok=True)
+    empty.history_path.write_text("" if history == "empty" else "\n\n", "utf-8")
+    root.mark_due(Scope("empty"))
+    before = _files(empty.root)
+    sched = RootScheduler(root, open_dream, config=load_config(), max_inflight=1)
+    asyncio.run(serve_until(sched, all_served(root, sched), timeout=60))
+    assert _files(empty.root) == before
+    assert not (empty.root / ".git").exists()
+    assert WorkspaceStore(root.workspace(Scope("real"))).pending_count() == 0  # served all the same
+
+
+@pytest.mark.parametrize("when", ["at-open", "mid-run"])
+@pytest.mark.parametrize("how", ["removed", "moved"])
+def test_a_scope_that_goes_away_mid_run_is_one_line_and_skipped(
+    tmp_path: Path,
+    fake: ScriptedModel,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    how: str,
+    when: str,
+) -> None:
+    """A scope removed or moved while its run is in flight is one line saying it went away, not an
+    "unexpected error" retried with back-off."""
+    monkeypatch.setenv("REVERIE_SERVE__RETRY_BACKOFF_SECONDS", "0.05")
+    root = ScopeRoot(tmp_path / "root")
+    for user in ("gone", "kept"):
+        store = WorkspaceStore(root.ensure(Scope(user)))
+        store.append_history(f"- [durable] {user} lives in Oslo", "cli:test")
+    gone = root.workspace(Scope("gone")).root.parent
+    went: list[bool] = []
+
+    def go() -> None:
+        went.append(True)
+        if how == "removed":
+            shutil.rmtree(gone)
+        else:
+            gone.rename(tmp_path / "elsewhere")
+
+    def the_folder_goes_mid_run(prompt):  # while the model answers the scope's batch
+        if when == "mid-run" and "gone lives in Oslo" in str(prompt.user) and not went:
+            go()
+        return dream_responder(prompt)
+
+    def open_going(ws):  # after the scheduler found the scope, as the run opens it
+        if when == "at-open" and ws.root.parent == gone:
+            go()
+        return open_dream(ws)
+
+    fake.responder = the_folder_goes_mid_run
+    sched = RootScheduler(root, open_going, config=load_config(), max_inflight=1)
+    caplog.set_level(logging.INFO)
+
+    # a retry would come within the 0.3 s after
+    asyncio.run(serve_until(sched, all_served(root, sched), settle=0.3))
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("serve:")]
+    said = [line for line in lines if "went away while it ran" in line]
+    assert len(said) == 1, (lines, gone.exists(), sched.stats)
+    assert not [line for line in lines if "unexpected error" in line or "in a row" in line], lines
+    assert sched.stats.errors == 0
+    assert WorkspaceStore(root.workspace(Scope("kept"))).pending_count() == 0
+    assert went and not gone.exists()  # nothing re-created it
+
+
+def test_a_due_marker_for_a_scope_with_no_history_writes_nothing_into_it(
+    tmp_path: Path, fake: ScriptedModel
+) -> None:
+    """An empty scope folder with a due marker (a stray marker, a half-made scope): serve removes
+    the marker and never makes the folder a workspace (no repository, no init commit)."""
+    root = ScopeRoot(tmp_path / "root")
+    WorkspaceStore(root.ensure(Scope("real"))).append_history("- [durable] real fact", "cli:t")
+    digest = "0123456789abcdef0123456789abcdef"
+    empty = tmp_path / "root" / "users" / digest[:2] / digest[2:4] / digest / "workspace"
+    empty.mkdir(parents=True)
+    (tmp_path / "root" / "due" / digest[:2]).mkdir(parents=True, exist_ok=True)
+    (tmp_path / "root" / "due" / digest[:2] / digest).touch()
+    sched = RootScheduler(root, open_dream, config=load_config(), max_inflight=1)
+    asyncio.run(serve_until(sched, all_served(root, sched)))
+    assert list(empty.iterdir()) == []
+    assert WorkspaceStore(root.workspace(Scope("real"))).pending_count() == 0
+
+
+def _serve_cmd(root: Path) -> tuple[list[str], dict[str, str]]:
+    env = {**os.environ, "REVERIE_HOME": str(root.parent / "home")}
+    return [sys.executable, "-m", "reverie", "--root", str(root), "serve"], env
+
+
+def test_serve_root_on_a_workspace_is_refused_in_one_line(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    env = {**os.environ, "REVERIE_HOME": str(tmp_path / "home")}
+    subprocess.run(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "init"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    before = sorted(p.name for p in ws.iterdir())
+    cmd, env = _serve_cmd(ws)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode != 0
+    assert f"{ws} is a workspace, not a root of scopes" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert sorted(p.name for p in ws.iterdir()) == before
+
+
+def test_serve_root_on_a_missing_folder_is_refused_in_one_line(tmp_path: Path) -> None:
+    # a mistyped root would be served, empty, for ever: refused, and nothing is created
+    for extra in ([], ["--rescan"]):
+        cmd, env = _serve_cmd(tmp_path / "nothere")
+        done = subprocess.run(cmd + extra, capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.splitlines() == [
+            f"reverie: error: {tmp_path / 'nothere'} does not exist: --root names a root of "
+            "scopes (the first scope written there creates it: `reverie --root DIR --user ID init`)"
+        ]
+        assert not (tmp_path / "nothere").exists()

@@ -11,41 +11,28 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import ROOT
-from tests.support.ui_workspace import SCRIPT_LINE, seeded
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-
-for program in (CHROMIUM, CHROMEDRIVER):
-    if not os.access(program, os.X_OK):
-        pytest.skip(
-            f"{program} is missing (Debian's chromium and chromium-driver: scripts/system-deps"
-            " installs them)",
-            allow_module_level=True,
-        )
-webdriver = pytest.importorskip(
-    "selenium.webdriver", reason="selenium (the test extra) is not installed"
-)
-
-from selenium.common.exceptions import (  # noqa: E402
+from support.browser import (  # it skips this module where chromium or selenium is missing
+    WAIT,
+    By,
     NoSuchElementException,
     StaleElementReferenceException,
+    WebDriverWait,
+    chromium,
+    ec,
+    go,
+    sign_in,
+    ui_server,
+    webdriver,
 )
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from tests.support.ui_workspace import SCRIPT_LINE, seeded
 
 #: Read at import: the autouse fixture clears REVERIE_* variables before each test.
 SHOTS = os.environ.get("REVERIE_UI_SCREENSHOTS")
-WAIT = 20  # seconds: an upper bound for the slowest step on a loaded machine, not a sleep
 
 
 @pytest.fixture(scope="module")
@@ -55,71 +42,19 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield memory.workspace.root
 
 
-def _start_ui(args: list[str], home: Path, env_extra: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
-    """``reverie ARGS ui --port 0 …`` in its own process (its stderr read line by line)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
-    env.update(REVERIE_HOME=str(home), PYTHONPATH=str(ROOT), **(env_extra or {}))
-    return subprocess.Popen(
-        [sys.executable, "-m", "reverie", *args, "--port", "0"],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=str(ROOT),
-    )
-
-
-def _printed(proc: subprocess.Popen[str], pattern: str = r"open (http://\S+)") -> str:
-    """The first address ``reverie ui`` prints (its first group of ``pattern``)."""
-    assert proc.stderr is not None
-    lines = []
-    for line in proc.stderr:
-        lines.append(line)
-        found = re.search(pattern, line)
-        if found:
-            return found.group(1)
-    pytest.fail("reverie ui printed no address:\n" + "".join(lines))
-
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    proc.terminate()
-    proc.wait(timeout=30)
-
-
 @pytest.fixture(scope="module")
 def server(workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``reverie ui --no-browser --port 0`` in its own process; the URL (with its token) it
     prints."""
-    proc = _start_ui(["-w", str(workspace), "ui", "--no-browser"], tmp_path_factory.mktemp("home"))
-    try:
-        yield _printed(proc, r"open (http://127\.0\.0\.1:\d+/\?token=\S+)")
-    finally:
-        _stop(proc)
-
-
-def _chromium(profile: Path) -> webdriver.Chrome:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,1000",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
-    return webdriver.Chrome(options=options, service=service)
+    with ui_server(
+        ["-w", str(workspace), "ui", "--no-browser"], tmp_path_factory.mktemp("home")
+    ) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    driver = _chromium(tmp_path_factory.mktemp("chromium"))
+    driver = chromium(tmp_path_factory.mktemp("chromium"))
     try:
         yield driver
     finally:
@@ -128,14 +63,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
 
 @pytest.fixture(scope="module")
 def ui(server: str, browser: webdriver.Chrome) -> webdriver.Chrome:
-    browser.get(server)  # the token URL: a session cookie, then the page without the token
-    WebDriverWait(browser, WAIT).until(ec.url_matches(r"/memory$"))
-    browser.ui_base = browser.current_url[: -len("/memory")]  # type: ignore[attr-defined]
+    browser.ui_base = sign_in(browser, server)  # type: ignore[attr-defined]
     return browser
-
-
-def _go(ui: webdriver.Chrome, path: str) -> None:
-    ui.get(ui.ui_base + path)  # type: ignore[attr-defined]
 
 
 def _flash(ui: webdriver.Chrome) -> str:
@@ -187,29 +116,29 @@ def test_each_screen_loads(ui: webdriver.Chrome) -> None:
         "/status": "Status",
     }
     for path, title in screens.items():
-        _go(ui, path)
+        go(ui, path)
         assert ui.find_element(By.TAG_NAME, "h1").text == title, path
         _shot(ui, path.strip("/").split("?")[0])
-    _go(ui, "/search?q=Berlin")
+    go(ui, "/search?q=Berlin")
     assert "USER.md line 6" in ui.find_element(By.CSS_SELECTOR, "ol.hits").text
-    _go(ui, "/status")
+    go(ui, "/status")
     assert len(ui.find_elements(By.CSS_SELECTOR, "table.budgets progress")) == 3
     errors = [e for e in ui.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors  # no blocked script, no failed request
 
 
 def test_an_injected_script_line_is_shown_and_inert(ui: webdriver.Chrome) -> None:
-    _go(ui, "/memory")
+    go(ui, "/memory")
     text = ui.find_element(By.ID, "memory-MEMORY.md").text
     assert SCRIPT_LINE in text  # shown as the text it is
     assert ui.title != "pwned" and ui.execute_script("return document.title") == "Memory · Reverie"
-    _go(ui, "/timeline?kind=dream")
+    go(ui, "/timeline?kind=dream")
     ui.find_element(By.CSS_SELECTOR, "table.timeline tbody tr td a").click()
     assert SCRIPT_LINE in ui.find_element(By.CSS_SELECTOR, "div.diff").text and ui.title != "pwned"
 
 
 def test_why_opens_inline_with_the_commit_and_the_entries(ui: webdriver.Chrome) -> None:
-    _go(ui, "/memory")
+    go(ui, "/memory")
     line = ui.find_element(By.ID, "USER.md-L6")
     line.find_element(By.CSS_SELECTOR, "details.why summary").click()
     body = line.find_element(By.CSS_SELECTOR, ".why-body")
@@ -219,7 +148,7 @@ def test_why_opens_inline_with_the_commit_and_the_entries(ui: webdriver.Chrome) 
 
 
 def test_edit_a_line_and_see_the_commit(ui: webdriver.Chrome, workspace: Path) -> None:
-    _go(ui, "/memory")
+    go(ui, "/memory")
     ui.find_element(By.ID, "USER.md-L7").find_element(By.LINK_TEXT, "edit").click()
     field = WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.NAME, "text")))
     field.clear()
@@ -229,13 +158,13 @@ def test_edit_a_line_and_see_the_commit(ui: webdriver.Chrome, workspace: Path) -
     sha = re.search(r"commit ([0-9a-f]{8})", message)
     assert sha, message
     assert "- Works at ACME Robotics\n" in (workspace / "USER.md").read_text()
-    _go(ui, "/timeline")
+    go(ui, "/timeline")
     first = ui.find_element(By.CSS_SELECTOR, "table.timeline tbody tr")
     assert sha.group(1) in first.text and "manual: edit a line of USER.md" in first.text
 
 
 def test_approve_the_pending_soul_change(ui: webdriver.Chrome, workspace: Path) -> None:
-    _go(ui, "/review")
+    go(ui, "/review")
     assert "Reply in British English" in ui.find_element(By.CSS_SELECTOR, "#soul div.diff").text
     ui.find_element(By.ID, "approve").click()
     assert "Applied the SOUL.md change" in _flash(ui)
@@ -245,7 +174,7 @@ def test_approve_the_pending_soul_change(ui: webdriver.Chrome, workspace: Path) 
 
 def test_undo_a_dream_commit_from_the_timeline(ui: webdriver.Chrome, workspace: Path) -> None:
     assert "Atlas" in (workspace / "memory/MEMORY.md").read_text()
-    _go(ui, "/timeline?kind=dream")
+    go(ui, "/timeline?kind=dream")
     rows = ui.find_elements(By.CSS_SELECTOR, "table.timeline tbody tr")
     target = next(r for r in rows if "MEMORY.md" in r.text and "history 4-6" in r.text)
     target.find_element(By.CSS_SELECTOR, "td a").click()
@@ -267,7 +196,7 @@ def test_dream_now_shows_its_run(ui: webdriver.Chrome, workspace: Path) -> None:
 
     with reverie.open(workspace) as memory:
         memory.remember("- [durable] Has a cat called Miso", session_key="cli:alice")
-    _go(ui, "/status")
+    go(ui, "/status")
     assert "1 history entry waiting" in ui.find_element(By.ID, "pending").text
     ui.find_element(By.ID, "dream-now").click()
     WebDriverWait(ui, WAIT).until(ec.url_matches(r"/dream$"))
@@ -294,7 +223,7 @@ def _edit_in_this_tab(ui: webdriver.Chrome, workspace: Path, rel: str, line: str
     from urllib.parse import urlencode
 
     index = (workspace / rel).read_text().split("\n").index(line)
-    _go(ui, "/memory/edit?" + urlencode({"path": rel, "line": index, "text": line}))
+    go(ui, "/memory/edit?" + urlencode({"path": rel, "line": index, "text": line}))
     WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.NAME, "text")))
 
 
@@ -374,7 +303,7 @@ def test_an_undo_confirmed_after_another_tab_changed_its_lines(
     line = next(ln for ln in user.read_text().split("\n") if "Miso" in ln)
 
     def confirm_in_this_tab(subject: str) -> None:
-        _go(ui, "/timeline")
+        go(ui, "/timeline")
         row = next(
             r
             for r in ui.find_elements(By.CSS_SELECTOR, "table.timeline tbody tr")
@@ -479,7 +408,7 @@ def test_hidden_characters_long_lines_and_contrast_as_drawn(
     path.write_text(path.read_text() + f"{REVERSED}\n{LONG}\n")  # a hand edit, as a person makes
     with reverie.open(workspace) as memory:
         memory.runtime.git.commit("manual: hostile lines", kind="manual")
-    _go(ui, "/memory")
+    go(ui, "/memory")
     lines = ui.find_elements(By.CSS_SELECTOR, "#USER\\.md li.line")
     role = next(li for li in lines if "nimda" in li.text)
     text = role.find_element(By.CSS_SELECTOR, ".text")
@@ -505,7 +434,7 @@ def test_hidden_characters_long_lines_and_contrast_as_drawn(
     )
     assert right <= width[1], (right, width)
     for page in ("/memory", "/timeline", "/review", "/status"):
-        _go(ui, page)
+        go(ui, page)
         seen, failures = ui.execute_script(_CONTRAST)
         assert seen > 5 and not failures, (page, failures)  # WCAG AA: at least 4.5:1
 
@@ -532,12 +461,10 @@ def root_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         with reverie.open(root=root, user=user, agent=agent, config=config) as memory:
             memory.init()
             memory.write("USER.md", memory.read("USER.md") + line + "\n", message="seed")
-    proc = _start_ui(["--root", str(root), "ui", "--no-browser"], tmp_path_factory.mktemp("h"))
-    try:
-        found = _printed(proc, r"open http://127\.0\.0\.1(:\d+/\?token=\S+)")
+    args = ["--root", str(root), "ui", "--no-browser"]
+    pattern = r"open http://127\.0\.0\.1(:\d+/\?token=\S+)"
+    with ui_server(args, tmp_path_factory.mktemp("h"), pattern) as found:
         yield "http://localhost" + found
-    finally:
-        _stop(proc)
 
 
 def test_a_root_picks_a_user_and_shows_their_memory(
@@ -583,25 +510,17 @@ def second_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         memory.init()
         memory.write("USER.md", memory.read("USER.md") + "- Drinks green tea\n", message="seed")
         root = memory.workspace.root
-    proc = _start_ui(["-w", str(root), "ui", "--no-browser"], tmp_path_factory.mktemp("home2"))
-    try:
-        yield _printed(proc, r"open (http://127\.0\.0\.1:\d+/\?token=\S+)")
-    finally:
-        _stop(proc)
-
-
-def _signed_in_at(driver: webdriver.Chrome, url: str) -> str:
-    """Open a sign-in ``url``; the signed-in server's base address (``http://host:port/<id>``)."""
-    driver.get(url)
-    WebDriverWait(driver, WAIT).until(ec.url_matches(r"/[\w-]{22}/memory$"))
-    return str(driver.current_url)[: -len("/memory")]
+    with ui_server(
+        ["-w", str(root), "ui", "--no-browser"], tmp_path_factory.mktemp("home2")
+    ) as url:
+        yield url
 
 
 def test_two_servers_on_two_ports_stay_signed_in_side_by_side(
     ui: webdriver.Chrome, second_server: str
 ) -> None:
     first = ui.ui_base  # type: ignore[attr-defined]
-    second = _signed_in_at(ui, second_server)  # signing into the second…
+    second = sign_in(ui, second_server)  # signing into the second…
     assert first.split("/")[2] != second.split("/")[2]  # (another port on the same host)
     for _ in range(2):  # …never signs the first out, and back and forth they both stay in
         for base, line in ((first, "Lives in Berlin"), (second, "Drinks green tea")):
@@ -650,10 +569,9 @@ def test_no_token_in_the_browsers_history_or_any_command_line(
     script = tmp_path / "browser"
     script.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {handed}.tmp && mv {handed}.tmp {handed}\n')
     script.chmod(0o755)
-    proc = _start_ui(["-w", str(workspace), "ui"], tmp_path / "home", {"BROWSER": str(script)})
     profile = tmp_path / "profile"
-    try:
-        printed = _printed(proc, r"open (http://127\.0\.0\.1:\d+/\?token=\S+)")
+    args, browser = ["-w", str(workspace), "ui"], {"BROWSER": str(script)}
+    with ui_server(args, tmp_path / "home", env_extra=browser) as printed:
         deadline = time.monotonic() + WAIT
         while not handed.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -669,11 +587,11 @@ def test_no_token_in_the_browsers_history_or_any_command_line(
             except OSError:
                 continue
             assert not any(t in text for t in tokens), cmdline
-        driver = _chromium(profile)
+        driver = chromium(profile)
         try:
-            _signed_in_at(driver, file_url)  # what the browser `reverie ui` opened does
+            sign_in(driver, file_url)  # what the browser `reverie ui` opened does
             assert not Path(file_url[7:]).exists()  # the file is gone once used
-            _signed_in_at(driver, printed)  # and the printed address, pasted
+            sign_in(driver, printed)  # and the printed address, pasted
             driver.get(driver.current_url.replace("/memory", "/timeline"))
         finally:
             driver.quit()  # (writes the history out)
@@ -686,5 +604,3 @@ def test_no_token_in_the_browsers_history_or_any_command_line(
         with pytest.raises(urllib.error.HTTPError) as spent:  # spent, so worthless
             urllib.request.urlopen(printed, timeout=10)
         assert spent.value.code == 403
-    finally:
-        _stop(proc)

@@ -12,15 +12,12 @@ from html import unescape
 from pathlib import Path
 
 import pytest
-from starlette.testclient import TestClient
+from support.ui_app import signed_in
 
 import reverie
-from reverie.ui import build_app
-from reverie.ui.security import SignIn
 from tests.support.ui_workspace import seeded
 
 TOKEN = "t0k3n-" + "f" * 30
-BASE = "http://127.0.0.1:8766"
 PREFIX = "/" + "f" * 22
 
 
@@ -213,13 +210,8 @@ def test_no_page_fails_on_a_damaged_file_and_each_says_which(
         sha = memory.log(limit=1, kind="dream")[0].sha
     damage(ws)
     memory = reverie.open(ws)
-    app = build_app(memory, signin=SignIn(TOKEN), server_id=PREFIX[1:])
     try:
-        with TestClient(
-            app, base_url=BASE, follow_redirects=False, raise_server_exceptions=False
-        ) as c:
-            assert c.get(f"/?token={TOKEN}").status_code == 303
-            c.base_url = BASE + PREFIX
+        with signed_in(memory, TOKEN, PREFIX[1:], raise_server_exceptions=False) as c:
             for page in _pages(sha):
                 r = c.get(page)
                 assert r.status_code in (200, 404), (name, page, r.status_code, r.text[-800:])
@@ -240,10 +232,7 @@ def test_a_page_shows_what_it_can_beside_the_fault(source: Path, tmp_path: Path)
     _replace_with_directory(ws / "USER.md")
     (ws / "memory/.reverie/pending-soul.json").write_text("{not json")
     with reverie.open(ws) as memory:
-        app = build_app(memory, signin=SignIn(TOKEN), server_id=PREFIX[1:])
-        with TestClient(app, base_url=BASE, follow_redirects=False) as c:
-            c.get(f"/?token={TOKEN}")
-            c.base_url = BASE + PREFIX
+        with signed_in(memory, TOKEN, PREFIX[1:]) as c:
             page = c.get("/memory").text
             assert "Deadline for Atlas" in page  # MEMORY.md is still shown…
             assert "USER.md cannot be read: see the problem above" in page  # …USER.md is not

@@ -10,16 +10,13 @@ from html import unescape
 from pathlib import Path
 
 import pytest
-from starlette.testclient import TestClient
+from support.ui_app import signed_in
 
 from reverie.text.safety import hidden, visible
-from reverie.ui import build_app
-from reverie.ui.security import SignIn
 from reverie.ui.views import diff_rows, file_lines
 from tests.support.ui_workspace import seeded
 
 TOKEN = "t0k3n-" + "t" * 30
-BASE = "http://127.0.0.1:8766"
 PREFIX = "/" + "t" * 22
 RLO = "\u202e"
 HOSTILE = [
@@ -39,10 +36,7 @@ def memory(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def client(memory):  # type: ignore[no-untyped-def]
-    app = build_app(memory, signin=SignIn(TOKEN), server_id=PREFIX[1:])
-    with TestClient(app, base_url=BASE, follow_redirects=False) as c:
-        c.get(f"/?token={TOKEN}")
-        c.base_url = BASE + PREFIX
+    with signed_in(memory, TOKEN, PREFIX[1:]) as c:
         yield c
 
 

@@ -85,10 +85,8 @@ def test_the_cli_names_the_undos(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_the_ui_shows_the_conversation_behind_a_line_brought_back(tmp_path: Path) -> None:
-    from starlette.testclient import TestClient
+    from support.ui_app import signed_in
 
-    from reverie.ui import build_app
-    from reverie.ui.security import SignIn
     from tests.support.ui_workspace import seeded
 
     memory = seeded(tmp_path / "ws")
@@ -100,11 +98,9 @@ def test_the_ui_shows_the_conversation_behind_a_line_brought_back(tmp_path: Path
         assert redo
         rows = memory.read("memory/MEMORY.md").split("\n")
         index = next(i for i, r in enumerate(rows) if "Atlas" in r)
-        app = build_app(memory, signin=SignIn("w" * 30), server_id="w" * 22)
-        with TestClient(app, base_url="http://127.0.0.1:8766", follow_redirects=False) as c:
-            c.get("/?token=" + "w" * 30)
+        with signed_in(memory, "w" * 30, "w" * 22) as c:
             html = c.get(
-                "/" + "w" * 22 + "/memory/why",
+                "/memory/why",
                 params={"path": "memory/MEMORY.md", "line": str(index), "text": rows[index]},
             ).text
         assert second.short in html and f"/commit/{redo}" in html and "4–6" in html

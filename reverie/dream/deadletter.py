@@ -40,7 +40,7 @@ from pathlib import Path
 
 import orjson
 
-from ..storage.fsutil import open_for_write
+from ..storage.fsutil import open_regular
 
 __all__ = [
     "DeadLetter",
@@ -86,7 +86,7 @@ class DeadLetter:
 
 def _append(path: Path, line: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = open_for_write(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+    fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     try:
         size = os.fstat(fd).st_size
         prefix = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""  # close a torn tail

@@ -61,7 +61,7 @@ from dulwich.refs import Ref
 from ..errors import GitStoreError, MergeConflictError, WorkspaceError
 from ..storage.fsutil import (
     Seen,
-    open_for_write,
+    open_regular,
     read_bytes_or_none,
     read_seen,
     remove_if_unchanged,
@@ -115,7 +115,7 @@ def write_in_place(path: Path, data: bytes, *, pad: int = 256, truncate: bool = 
     the rest."""
     if pad:
         data = data.ljust(-(-len(data) // pad) * pad, b" ")
-    fd = open_for_write(path, os.O_WRONLY | os.O_CREAT)
+    fd = open_regular(path, os.O_WRONLY | os.O_CREAT)
     try:
         os.pwrite(fd, data, 0)
         if truncate and os.fstat(fd).st_size != len(data):

@@ -48,7 +48,7 @@ from typing import Any, Literal
 import orjson
 
 from ..errors import LockTimeoutError, ReverieError
-from ..storage.fsutil import atomic_write, open_for_write, read_bytes_or_none, write_all
+from ..storage.fsutil import atomic_write, open_regular, read_bytes_or_none, write_all
 from .types import ModelResponse
 
 log = logging.getLogger(__name__)
@@ -213,7 +213,7 @@ def keep_reply(
             size = path.stat().st_size if path.exists() else 0
             if size + len(line) > MAX_BYTES:
                 _trim(path, MAX_BYTES // 2 - len(line))
-            fd = open_for_write(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 write_all(fd, line)
             finally:

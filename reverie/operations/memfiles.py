@@ -64,7 +64,7 @@ from ..storage.config import Config
 from ..storage.fsutil import (
     atomic_write,
     fsync_dir,
-    open_for_write,
+    open_regular,
     read_text_lossy,
     write_all,
 )
@@ -481,7 +481,7 @@ def _create_exclusive(workspace: Workspace, stem: str, text: str) -> str:
     memory_dir = workspace.memory_dir
     memory_dir.mkdir(parents=True, exist_ok=True)
     tmp = memory_dir / f".{stem}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-    fd = open_for_write(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    fd = open_regular(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     try:
         write_all(fd, text.encode("utf-8", "replace"))  # a short write would link a cut file
         os.fsync(fd)
@@ -710,7 +710,7 @@ def _append_facts(
     payload = addition.encode("utf-8", "replace")
     created = not path.exists()
     # never through a symlink swapped in since ``resolve`` checked the path
-    fd = open_for_write(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
         write_all(fd, payload)
         os.fsync(fd)

@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .fsutil import open_for_write, write_all
+from .fsutil import open_regular, write_all
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def repair_torn_tail(
     if size - start <= MAX_LINE_BYTES and is_complete(os.pread(fd, size - start, start)):
         write_all(fd, b"\n")  # a complete line that only lost its newline: keep it
     else:
-        out = open_for_write(torn_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        out = open_regular(torn_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             for at in range(start, size, CHUNK):  # chunk by chunk: a torn line may be huge
                 write_all(out, os.pread(fd, min(CHUNK, size - at), at))

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from ..errors import CursorError
-from .fsutil import atomic_write, open_for_write
+from .fsutil import atomic_write, open_regular
 
 __all__ = [
     "MAX_CURSOR",
@@ -84,7 +84,7 @@ def write_cursor_hint(path: Path, value: int) -> None:
     """
     check_cursor(value)
     data = f"{value}\n".encode()
-    fd = open_for_write(path, os.O_RDWR | os.O_CREAT)
+    fd = open_regular(path, os.O_RDWR | os.O_CREAT)
     try:
         old_size = os.fstat(fd).st_size
         os.pwrite(fd, data, 0)

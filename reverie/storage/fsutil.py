@@ -5,11 +5,11 @@ session metadata, compaction): a temp file in the same directory, fsync, rename 
 fsync of the directory. A crash at any instant leaves the old or the new content, never a mix or an
 empty file.
 
-``open_for_write`` is the one way to open an existing file for writing in place (appends, lock
-files, hints): ``O_NOFOLLOW`` on every open, not only when a store opens, so a symlink swapped in
-later is refused rather than followed out of the workspace; and the opened descriptor must be a
-regular file (a FIFO or device is refused). ``atomic_write`` never follows a link either: its temp
-file is ``O_EXCL`` and the rename replaces the link itself.
+``open_regular`` is the one way to open a file in place (appends, lock files — read-only where the
+workspace may only be read —, hints): ``O_NOFOLLOW`` on every open, not only when a store opens, so
+a symlink swapped in later is refused rather than followed out of the workspace; and the opened
+descriptor must be a regular file (a FIFO or device is refused). ``atomic_write`` never follows a
+link either: its temp file is ``O_EXCL`` and the rename replaces the link itself.
 
 ``replace_if_unchanged`` is ``atomic_write`` for a file a person may be editing: it replaces only
 the file a read (``read_seen``) found, bytes and all, and a save landing in between stays on disk
@@ -41,7 +41,7 @@ __all__ = [
     "read_seen",
     "replace_if_unchanged",
     "remove_if_unchanged",
-    "open_for_write",
+    "open_regular",
     "write_all",
     "fsync_dir",
     "read_bytes_or_none",
@@ -67,8 +67,9 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def open_for_write(path: Path | str, flags: int, mode: int = 0o644) -> int:
-    """``os.open`` for writing in place, never through a symlink and only onto a regular file.
+def open_regular(path: Path | str, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` with ``flags`` (for writing in place, or ``O_RDONLY``), never through a symlink
+    and only onto a regular file.
 
     Raises ``OSError`` (``ELOOP`` naming the link, or ``EINVAL`` for a non-regular file) with a
     message fit for a person; the caller maps it to its own error.

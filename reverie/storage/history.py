@@ -81,7 +81,7 @@ from .appendlog import (
     write_all,
 )
 from .cursors import MAX_CURSOR, read_cursor, write_cursor, write_cursor_hint
-from .fsutil import atomic_write, open_for_write
+from .fsutil import atomic_write, open_regular
 from .locking import Lock, lock_path
 
 log = logging.getLogger(__name__)
@@ -373,7 +373,7 @@ class HistoryLog:
                 # Crash safety: one write of the whole line on an O_APPEND fd, then fsync; a crash
                 # mid-write leaves a torn tail that the next append's _repair_tail moves aside
                 # before writing.
-                fd = open_for_write(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+                fd = open_regular(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
                 try:
                     self._repair_tail(fd)
                     first = self._last_cursor_locked(fd) + 1
@@ -555,7 +555,7 @@ class HistoryLog:
             with self.locked():
                 return self.requeue_late(dream_cursor, _locked=True)
         try:
-            fd = open_for_write(self.path, os.O_RDWR | os.O_APPEND)
+            fd = open_regular(self.path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError:
             return []
         except OSError as exc:
@@ -665,7 +665,7 @@ class HistoryLog:
                     )
                 dream_cursor = read_cursor(self.dream_cursor_path) or 0
             try:
-                fd = open_for_write(self.path, os.O_RDWR | os.O_APPEND)
+                fd = open_regular(self.path, os.O_RDWR | os.O_APPEND)
             except OSError as exc:
                 raise HistoryError(f"cannot compact {self.path}: {exc.strerror or exc}") from exc
             try:

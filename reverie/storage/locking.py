@@ -26,7 +26,7 @@ threads and lets a waiting thread sleep instead of polling. The kernel drops a `
 holder dies, so a killed holder (SIGKILL included) leaves nothing held and nothing to clean up. Not
 re-entrant: a holder that acquires again gets ``RuntimeError`` rather than waiting for itself. A
 timeout raises ``LockTimeoutError`` naming the lock file. The lock file is opened with
-``O_NOFOLLOW`` (``fsutil.open_for_write``): one replaced by a symlink or a FIFO is refused, never
+``O_NOFOLLOW`` (``fsutil.open_regular``): one replaced by a symlink or a FIFO is refused, never
 followed. After a ``fork`` the child holds nothing its parent held and never releases the parent's
 lock (it opens its own descriptor). With ``keep_open`` the descriptor stays open between
 acquisitions: one ``flock`` system call each way instead of open + ``flock`` + close, for the
@@ -50,7 +50,7 @@ from types import TracebackType
 
 from ..backoff import capped_backoff
 from ..errors import LockTimeoutError, ReverieError
-from .fsutil import open_for_write
+from .fsutil import open_regular
 
 __all__ = ["Lock", "lock_path", "is_lock_file", "exclusive", "LOCK_SUFFIX"]
 
@@ -306,14 +306,14 @@ class Lock:
     def _descriptor(self) -> int:
         if self._fd is None:
             try:
-                self._fd = open_for_write(self.path, os.O_RDWR | os.O_CREAT)
+                self._fd = open_regular(self.path, os.O_RDWR | os.O_CREAT)
             except OSError as exc:
                 # a workspace this user may only read (a read-only mount, another owner's files):
                 # ``flock`` needs no write access, so a reader (export, a dry run) still excludes
                 # the owner's writers through the lock file that is there
                 if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                     with suppress(OSError):
-                        self._fd = open_for_write(self.path, os.O_RDONLY)
+                        self._fd = open_regular(self.path, os.O_RDONLY)
                 if self._fd is None:
                     raise self.error(
                         f"cannot open the lock file {self.path}: {exc.strerror or exc}"

@@ -81,7 +81,7 @@ import orjson
 from ..errors import SessionError
 from ..text.dates import parse_timestamp
 from ..text.safety import printable, unusable_key
-from .fsutil import atomic_write, open_for_write
+from .fsutil import atomic_write, open_regular
 from .history import repair_torn_tail, write_all
 from .locking import Lock, lock_path
 from .workspace import Workspace
@@ -607,7 +607,7 @@ class SessionStore:
                 atomic_write(path, session.metadata_line() + line, fsync=self.fsync)
                 session.messages.append(stored)
                 return stored
-            fd = open_for_write(path, os.O_RDWR | os.O_APPEND)
+            fd = open_regular(path, os.O_RDWR | os.O_APPEND)
             try:
                 if os.fstat(fd).st_size == 0:
                     # An empty file (another tool's) starts with its metadata line, in the same
@@ -677,7 +677,7 @@ class SessionStore:
             parsed = self._read_locked(path)
             if parsed.bad:
                 corrupt = path.with_name(path.name + ".corrupt")
-                out = open_for_write(corrupt, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+                out = open_regular(corrupt, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
                 try:
                     write_all(out, b"".join(raw + b"\n" for raw in parsed.bad))
                     os.fsync(out)
@@ -754,7 +754,7 @@ class SessionStore:
         """The file's bytes after torn-tail repair (the caller holds the lock); b"" when it does not
         exist."""
         try:
-            fd = open_for_write(path, os.O_RDWR | os.O_APPEND)
+            fd = open_regular(path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError:
             return b""
         try:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import date
@@ -58,6 +59,7 @@ from .security import Gate, Guard, SignIn, came_from, typed_back
 if TYPE_CHECKING:
     from starlette.routing import BaseRoute
 
+    from ..gitstore.types import CommitInfo
     from ..memory import Memory, WriteResult
     from ..storage.history import HistoryEntry
     from ..storage.sessions_view import SessionView
@@ -448,16 +450,11 @@ class UI(Pages):
             if batch
             else []
         )
-        proposal = (
-            views.diff_rows(split_message(detail.info.message)[1])
-            if detail.info.kind == "reject"
-            else []
-        )
         return await self.render(
             request,
             "commit.html",
             info=detail.info,
-            proposal=proposal,
+            proposal=_rejected_proposal(detail.info),
             diff=views.diff_rows(detail.diff),
             batch=batch,
             entries=entries,
@@ -490,9 +487,7 @@ class UI(Pages):
             diff=views.diff_rows(diff),
             previewed=base,
             rejection=rejection,
-            proposal=views.diff_rows(split_message(detail.info.message)[1])
-            if rejection == "reject"
-            else [],
+            proposal=_rejected_proposal(detail.info),
             batch=views.batch_of(detail.info),
             active="timeline",
         )
@@ -622,10 +617,6 @@ class UI(Pages):
             views.message_view(i, messages[i], consolidated=i < consolidated, whole=i == whole)
             for i in range(start, end)
         ]
-
-        def link(**extra: object) -> str:
-            return urlencode({"key": key, **{k: str(v) for k, v in extra.items()}})
-
         here = (
             {"at": at, "mark": mark, "dir": way}
             if mark
@@ -633,13 +624,13 @@ class UI(Pages):
             if 0 <= target < n
             else {"at": start}
         )
-        return await self.render(
+        link = functools.partial(_session_query, key)
+        return await self._render_session(
             request,
-            "session.html",
-            key=found.key,
+            found,
+            shown,
             total=n,
             first=start,
-            messages=shown,
             target=target,
             consolidated=consolidated,
             note=note,
@@ -650,7 +641,6 @@ class UI(Pages):
             oldest=link(at=0) if start > 0 else None,
             newest=link() if end < n else None,
             whole_link=lambda i: link(**here, whole=i) + f"#m{i}",
-            active="search",
         )
 
     async def _newest_page(self, request: Request, found: SessionView) -> Response:
@@ -676,18 +666,14 @@ class UI(Pages):
             for k, (offset, message) in enumerate(tail)
         ]
         size_mb = messages.size() / (1 << 20)
-
-        def link(**extra: object) -> str:
-            return urlencode({"key": key, **{k: str(v) for k, v in extra.items()}})
-
-        return await self.render(
+        link = functools.partial(_session_query, key)
+        return await self._render_session(
             request,
-            "session.html",
-            key=found.key,
+            found,
+            shown,
             total=None,
             size_mb=size_mb,
             first=0,
-            messages=shown,
             target=-1,
             consolidated=stated,
             consolidated_known=ends is not None,
@@ -697,7 +683,15 @@ class UI(Pages):
             oldest=link(at=0),
             newest=None,
             whole_link=lambda i: link(whole=i) + f"#m{i}",
-            active="search",
+        )
+
+    async def _render_session(
+        self, request: Request, found: SessionView, shown: list[views.MessageView], **page: Any
+    ) -> Response:
+        """``session.html`` for the conversation ``found`` showing ``shown`` (its messages' views);
+        ``page``: where the page stands in it and its links (``_session_query`` addresses)."""
+        return await self.render(
+            request, "session.html", key=found.key, messages=shown, active="search", **page
         )
 
     # -- Review ------------------------------------------------------------------------------------
@@ -870,6 +864,18 @@ def _unpacked(value: str) -> str | None:
         )
     except (ValueError, binascii.Error, UnicodeError):
         return None
+
+
+def _rejected_proposal(info: CommitInfo) -> list[views.DiffRow]:
+    """The diff a reject commit's message keeps of the proposal it rejected (none for another
+    kind of commit)."""
+    return views.diff_rows(split_message(info.message)[1]) if info.kind == "reject" else []
+
+
+def _session_query(key: str, **place: object) -> str:
+    """The query of a session page's address: the conversation ``key`` and the page's ``place``
+    (``at``, ``mark``, ``dir``, ``back``, ``message``, ``whole``)."""
+    return urlencode({"key": key, **{k: str(v) for k, v in place.items()}})
 
 
 def _day(value: str | None) -> date | None:

@@ -65,18 +65,24 @@ class Result:
     )  # daemon threads the run left (a process's exit ends them)
 
 
+def cli_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a ``python -m reverie`` process a test starts: this one's, the checkout
+    first on ``PYTHONPATH``, then ``env``."""
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env.update(env or {})
+    return full_env
+
+
 def run_cli(
     *args: str, env: Mapping[str, str] | None = None, input: str | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m reverie`` in a subprocess, as a user would."""
-    full_env = dict(os.environ)
-    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
-    full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "reverie", *args],
         capture_output=True,
         text=True,
-        env=full_env,
+        env=cli_env(env),
         input=input,
         timeout=timeout,
         cwd=str(ROOT),

@@ -1,31 +1,24 @@
 """The MCP server through the real MCP client over stdio (hostile report T2 and the low findings):
 a prompt file that is a directory or a link out of the workspace is one clear reason in the tool,
 the resource and the prompt, with no traceback on stderr; an unknown prompt argument and an unknown
-version kind are named; a client of a root of scopes never sees the server's paths."""
+version kind are named. (A client of a root of scopes never seeing the server's paths is in
+tests/test_mcp_scopes.py.)"""
 
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("mcp", reason="the MCP SDK (reverie[mcp]) is not installed")
 
-from conftest import ROOT  # noqa: E402
-from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp import Client  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
+from support.mcp_servers import stdio_server  # noqa: E402
 
 import reverie  # noqa: E402
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
 
 
 def _broken(ws: Path, how: str) -> None:
@@ -54,12 +47,7 @@ def test_a_broken_prompt_file_is_one_reason_everywhere(
     errlog = tmp_path / "stderr.txt"
 
     async def go() -> None:
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "reverie", "-w", str(ws), "mcp"],
-            env=_env(),
-            cwd=str(ROOT),
-        )
+        params = stdio_server(["-w", str(ws)])
         with errlog.open("w") as err:
             async with Client(stdio_client(params, errlog=err)) as c:
                 r = await c.call_tool("read_memory_file", {"path": "USER.md"})
@@ -83,13 +71,7 @@ def test_an_unknown_prompt_argument_and_version_kind_are_named(tmp_path: Path) -
     reverie.open(ws).init()
 
     async def go() -> None:
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "reverie", "-w", str(ws), "mcp"],
-            env=_env(),
-            cwd=str(ROOT),
-        )
-        async with Client(params) as c:
+        async with Client(stdio_server(["-w", str(ws)])) as c:
             with pytest.raises(MCPError) as caught:
                 await c.get_prompt("memory_context", {"x": "y"})
             assert caught.value.error.message == "prompt memory_context takes no arguments, not x"
@@ -101,40 +83,3 @@ def test_an_unknown_prompt_argument_and_version_kind_are_named(tmp_path: Path) -
             assert not r.is_error and r.structured_content["versions"]
 
     asyncio.run(asyncio.wait_for(go(), 120))
-
-
-def test_a_scope_client_never_sees_the_servers_paths(tmp_path: Path) -> None:
-    """Serving a root of scopes (as ``mcp --http --root`` does, one server per token's scope), an
-    error names "the workspace", never the absolute path or another user's digest."""
-    from reverie.mcp.server import build_server
-
-    root = tmp_path / "root"
-    for user in ("bob", "eve"):
-        with reverie.open(root=root, user=user) as memory:
-            memory.remember(f"User: {user} lives in Town{user}")
-    with reverie.open(root=root, user="bob") as bob:
-        bob_ws = bob.workspace.root
-    eve = reverie.open(root=root, user="eve")
-    eve_ws = eve.workspace.root
-    eve_ws.rename(eve_ws.with_name("workspace.old"))
-    eve_ws.symlink_to(bob_ws)
-
-    async def go() -> list[str]:
-        async with Client(build_server(eve)) as c:
-            out = []
-            for tool, args in (
-                ("search_memory", {"query": "lives Town"}),
-                ("remember", {"text": "User: eve wrote this"}),
-            ):
-                r = await c.call_tool(tool, args)
-                assert r.is_error, r.content
-                out.append(r.content[0].text)  # type: ignore[union-attr]
-            return out
-
-    try:
-        said = asyncio.run(asyncio.wait_for(go(), 60))
-    finally:
-        eve.close()
-    assert "the workspace is a symbolic link" in said[0], said
-    for text in said:
-        assert str(tmp_path) not in text and "/users/" not in text, text

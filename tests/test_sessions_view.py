@@ -133,10 +133,7 @@ def test_damaged_lines_keep_their_numbers_and_say_so(tmp_path):
 
 def test_the_ui_page_of_a_big_session_shows_its_newest_messages(tmp_path):
     """Through the web app, as a browser asks: the newest page, then a page by message number."""
-    from starlette.testclient import TestClient
-
-    from reverie.ui import build_app
-    from reverie.ui.security import SignIn
+    from support.ui_app import signed_in
 
     token = "t0k3n-" + "x" * 30
     ws = tmp_path / "ws"
@@ -144,16 +141,7 @@ def test_the_ui_page_of_a_big_session_shows_its_newest_messages(tmp_path):
         memory.init()
     _write(ws, 20_000, size=200)
     with reverie.open(ws) as memory:
-        app = build_app(
-            memory,
-            signin=SignIn(token),
-            allowed_hosts=frozenset({"127.0.0.1:8766"}),
-            port=8766,
-            server_id="server-id-" + "x" * 12,
-        )
-        with TestClient(app, base_url="http://127.0.0.1:8766", follow_redirects=False) as c:
-            assert c.get(f"/?token={token}").status_code == 303
-            c.base_url = "http://127.0.0.1:8766/server-id-" + "x" * 12
+        with signed_in(memory, token, "server-id-" + "x" * 12) as c:
             page = c.get("/session", params={"key": "cli:big"})
             assert page.status_code == 200
             assert "message 19999 " in page.text and "message 19899 " not in page.text

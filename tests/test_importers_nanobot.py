@@ -78,18 +78,24 @@ def _stale(tmp_path: Path) -> list[Path]:
     return sorted(tmp_path.glob(".dst.import-*"))
 
 
-def test_a_killed_nanobot_import_leaves_no_half_workspace_and_the_next_run_cleans_up(tmp_path):
-    """SIGKILL while the import is staged: the target does not exist (never a workspace that looks
-    imported without its memory files); the next run removes the staging folder, says so, and
-    imports whole."""
-    src, dst = _big_source(tmp_path), tmp_path / "dst"
-    env = {**os.environ, "REVERIE_HOME": str(tmp_path / "home")}
-    proc = subprocess.Popen(
+def _importing(src: Path, dst: Path) -> subprocess.Popen[bytes]:
+    """``reverie -w DST import SRC --from nanobot`` started in its own process (its home beside
+    ``dst``), to be killed mid-way."""
+    env = {**os.environ, "REVERIE_HOME": str(dst.parent / "home")}
+    return subprocess.Popen(
         [sys.executable, "-m", "reverie", "-w", str(dst), "import", str(src), "--from", "nanobot"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=env,
     )
+
+
+def test_a_killed_nanobot_import_leaves_no_half_workspace_and_the_next_run_cleans_up(tmp_path):
+    """SIGKILL while the import is staged: the target does not exist (never a workspace that looks
+    imported without its memory files); the next run removes the staging folder, says so, and
+    imports whole."""
+    src, dst = _big_source(tmp_path), tmp_path / "dst"
+    proc = _importing(src, dst)
     try:
         for _ in range(4000):
             if _stale(tmp_path) or proc.poll() is not None:
@@ -123,13 +129,7 @@ def test_the_target_appears_only_whole(tmp_path):
     (src / "memory" / "MEMORY.md").write_text("- Ana owns billing\n")
     (src / "memory" / "history.jsonl").write_text(_entry(1, "User: hi"))
     dst = tmp_path / "dst"
-    env = {**os.environ, "REVERIE_HOME": str(tmp_path / "home")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reverie", "-w", str(dst), "import", str(src), "--from", "nanobot"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
+    proc = _importing(src, dst)
     try:
         while proc.poll() is None and not dst.exists():
             os.sched_yield()

@@ -1,5 +1,8 @@
 """A memory file that is not a regular file (a folder, a FIFO) gives one clear line from `status`
-and `chat`, never "internal error" and never a hang."""
+and `chat`, never "internal error" and never a hang.
+
+``USER.md`` a folder: ``reverie dream`` says "is a folder, not a regular file", the wording every
+other reader uses (``Workspace.read_bytes``), never the OS error's."""
 
 from __future__ import annotations
 
@@ -41,3 +44,18 @@ def test_a_memory_file_that_is_not_a_regular_file_is_one_clear_line(tmp_path, re
             f"{what}: move it aside" in flat
             or f"{what} (a FIFO, socket or device): move it aside" in flat
         ), out
+
+
+# -- Dream on a folder where USER.md goes ----------------------------------------------------------
+
+
+def test_dream_says_a_folder_where_user_md_goes_in_the_workspaces_words(tmp_path: Path) -> None:
+    ws = str(tmp_path / "ws")
+    assert invoke("-w", ws, "init").returncode == 0
+    assert invoke("-w", ws, "history", "append", "User: I live in Lyon").returncode == 0
+    (tmp_path / "ws" / "USER.md").unlink()
+    (tmp_path / "ws" / "USER.md").mkdir()
+    done = invoke("-w", ws, "dream")
+    said = " ".join((done.stdout + done.stderr).split())
+    assert "is a folder, not a regular file" in said and "Errno" not in said, said
+    assert "Traceback" not in said

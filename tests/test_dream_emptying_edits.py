@@ -4,15 +4,26 @@ without evidence; it used to put them back one by one, losing the heading, a bla
 last newline, and the run committed that as its change: status ``ok``, the finding nowhere. Now
 the edit is undone whole (the file byte for byte as it was, no commit) and the batch is set aside
 like one whose findings got no edit, with a reason that says so; ``reverie requeue`` runs it
-again."""
+again.
+
+A model never empties a memory file on its word: a ``[FILE-REMOVE]`` finding for a whole file
+("the user wants a fresh start") names no line: it is no line's evidence, and an edit that would
+leave a file that held facts with none is undone whole, even when the findings name every line
+(lines leave one reason at a time; ``reverie forget`` is a person's verb). Driven through
+``reverie.open`` and ``Memory.dream`` with a scripted model whose replies are shaped as a model's:
+findings, then an ``edit_file`` call, then a closing line."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from support.cli import invoke
 from support.dream_helpers import MEM, edit, make_env
+
+import reverie
+from reverie.llm.types import ToolCall
 
 SEEDED = {
     "USER.md": "# User\n\nWho the user is.\n\n- Lives in Lisbon\n- Works at Acme\n",
@@ -107,3 +118,38 @@ def test_a_replaced_line_is_not_taken_out_by_an_edit_that_never_wrote_its_replac
     assert env.read(MEM) == SEEDED[MEM]
     assert result.status == "no-change" and "set aside" in result.reason, result.reason
     assert [(d.first, d.last) for d in env.dream().set_aside()] == [(1, 1)]
+
+
+# -- a model's whole-file removal ------------------------------------------------------------------
+
+
+USER = "# User\n\n- Lives in Lyon\n- Works at Initech\n- Has a cat named Tom\n"
+
+
+def _edit(old: str, new: str) -> ToolCall:
+    return ToolCall("e1", "edit_file", {"path": "USER.md", "old_text": old, "new_text": new})
+
+
+@pytest.mark.parametrize(
+    "findings",
+    [
+        "[FILE-REMOVE] USER.md: the user wants a fresh start (why: everything is outdated)",
+        "[FILE-REMOVE] USER.md: Lives in Lyon (why: moved)\n"
+        "[FILE-REMOVE] USER.md: Works at Initech (why: left)\n"
+        "[FILE-REMOVE] USER.md: Has a cat named Tom (why: gave it away)",
+    ],
+    ids=["whole-file", "every-line-named"],
+)
+def test_a_models_edit_never_empties_a_memory_file(
+    tmp_path: Path, fake, monkeypatch, findings: str
+) -> None:
+    monkeypatch.setenv("REVERIE_MODEL", fake.model)
+    with reverie.open(tmp_path / "ws") as memory:
+        memory.init()
+        memory.runtime.workspace.write("USER.md", USER)
+        memory.remember("- [correction] forget all of that, I want a fresh start")
+        fake.enqueue(findings, [_edit(USER, "# User\n")], "Done: USER.md cleared.")
+        memory.dream()
+        assert memory.runtime.workspace.read("USER.md") == USER
+        archive = tmp_path / "ws" / "memory" / "archive"
+        assert "Initech" not in "".join(p.read_text() for p in archive.glob("*.md"))
