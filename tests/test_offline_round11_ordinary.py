@@ -29,7 +29,10 @@ ORDINARY: list[tuple[str, str]] = [
     ("We have two kids.", "My sister has three kids now, the baby came on Monday."),
     ("Our standup is at 9:30 every day.", "Lunch is at twelve now on Fridays."),
     ("Our standup is at 9:30 every day.", "Sorry I was late to standup, got there at ten."),
-    ("Our backend runs on Python 3.10.", "python is 3.12 on my laptop, not sure about the servers."),
+    (
+        "Our backend runs on Python 3.10.",
+        "python is 3.12 on my laptop, not sure about the servers.",
+    ),
     ("Our backend runs on Python 3.10.", "My brother's python is 3.12 now, he keeps bragging."),
     # "new X:" of something else than the slot
     ("We deploy on Heroku.", "New host for the party on Friday: Sam."),
@@ -88,5 +91,6 @@ def test_an_ordinary_follow_up_changes_no_line(first: str, follow_up: str) -> No
 def test_the_corpus_is_large_enough() -> None:
     assert len(ORDINARY) >= 40
     assert len({f for _, f in ORDINARY}) == len(ORDINARY)
-    assert not {f for _, f in ORDINARY} & {f for _, f in TENTH_ROUND}, "new shapes, not the tenth round's"
-
+    assert not {f for _, f in ORDINARY} & {f for _, f in TENTH_ROUND}, (
+        "new shapes, not the tenth round's"
+    )
