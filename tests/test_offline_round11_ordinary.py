@@ -77,6 +77,20 @@ ORDINARY: list[tuple[str, str]] = [
     ("My favourite band is Radiohead.", "These days it's more like rain every afternoon here."),
     ("I'm a product designer at Acme.", "They made me lead the redesign project, exciting."),
     ("I'm a junior developer at Spotify.", "Made dinner for the team now that we shipped."),
+    # look-alikes of the round's own classes, written after them
+    ("I'm a nurse at St Mary's.", "They made me team captain for the charity match."),
+    ("I'm a nurse at St Mary's.", "They made me captain of the pub quiz team."),
+    ("I work at Acme.", "New job: Globex is hiring, tell my brother."),
+    ("I work at Acme.", "I left Acme, I'm at Heathrow now for the flight."),
+    ("I work at Acme.", "Left Acme early, I'm at the pub now."),
+    ("Our standup is at 9:30 every day.", "My standup buddy is now at ten push-ups a day."),
+    ("The release deadline is March 3.", "We're up to the 20th release candidate now."),
+    ("I have a bad knee.", "My knee is better now but still sore on stairs."),
+    ("I'm allergic to peanuts.", "My son's peanut test came back negative."),
+    ("I love country music.", "Take country off the list of genres for the party playlist."),
+    ("I work at Siemens.", "Siemens let me go to the conference in Berlin!"),
+    ("I'm team lead for payments.", "My manager stepped down as lead, so I might get it."),
+    ("We have two kids.", "We had a third round of interviews for the nanny."),
 ]
 
 

@@ -27,7 +27,7 @@ from .core import SAID, USER, Fact, Filling, change, rule, rules_of
 from .corrections import TOO_FORMAL
 from .health import is_allergen
 from .lexicon import TECH
-from .phrases import BACKGROUND, NAME, PROMOTED
+from .phrases import BACKGROUND, NAME, PROMOTED, SOMEONE_ELSE
 from .project import TEAM_RULE_CHANGED, a_rule_anew
 from .values import is_language, is_name, is_place, is_tech, place_name
 
@@ -423,13 +423,6 @@ def disliked_no_more(f: Filling) -> bool:
     return about(f)
 
 
-#: Someone else as the subject before a change ("my daughter gave up on being vegetarian").
-_SOMEONE_ELSE = re.compile(
-    r"\b(?:(?:my|our|his|her|their) (?:sister|brother|mum|mom|mother|dad|father|parents?|friends?|"
-    r"boss|manager|colleagues?|cousins?|wife|husband|partner|girlfriend|boyfriend|son|daughter|"
-    r"kids?|children|flatmates?|roommates?)|he|she|they)\b",
-    re.I,
-)
 #: A meeting held on a cadence, by its name ("weekly sync", "Friday retro", "board meeting").
 _RECURRING = (
     r"(?:(?:weekly|daily|monthly|biweekly|fortnightly|monday|tuesday|wednesday|thursday|friday|"
@@ -591,7 +584,7 @@ RULES = [
         r"\bnot (?:a )?(?:vegetarian|vegan|pescatarian|veggie) (?:anymore|any more)\b",
         "Gone: diet",
         negative=True,
-        finish=lambda f: not _SOMEONE_ELSE.search(f.match.string[: f.match.start()]) and said(f),
+        finish=lambda f: not SOMEONE_ELSE.search(f.match.string[: f.match.start()]) and said(f),
     ),
     # a diet said anew as a change of its own: "Fully vegan since January", "I've been
     # vegetarian since the summer" (its ``Is …`` fact then replaces the old diet)

@@ -39,6 +39,7 @@ from ..kinds import fold, given_name, known_language, known_place, noun, stem
 from .clauses import QUOTED
 from .corrections import distance
 from .lexicon import TECH
+from .phrases import SOMEONE_ELSE
 from .values import is_firm, is_role, is_tech
 
 __all__ = ["REVISE", "said", "revise", "Revision"]
@@ -65,7 +66,7 @@ _CUE = re.compile(
     # relabelled ("New host: Fly.io."), a job ended by others or stepped down from, a test come
     # back clear, a thing taken off the list
     r"push|brought (?:\w+ ){0,3}forward|bring (?:\w+ ){0,3}forward|let me go|laid me off|"
-    r"stepped down|made me|take \w+(?: \w+)? off|came back (?:negative|clear)|healed)\b"
+    r"stepped down|made me|promoted me|take \w+(?: \w+)? off|came back (?:negative|clear)|healed)\b"
     r"|^\W*new [a-z]+\s*:|^\W*(?:i )?(?:just |finally )?made [a-z]+\b"
     # a word given its right spelling alone, with an asterisk ("Deloitte*")
     r"|^\W*[\w'’.-]+\*\W*$",
@@ -106,18 +107,14 @@ _META = re.compile(
     r"^\W*(?:system|assistant|note|admin|developer)\s*:",
     re.I,
 )
-#: A change said of someone else ("my sister moved to Leeds", "he quit"): theirs, not the user's.
-_OTHER = re.compile(
-    r"\b(?:(?:my|our|his|her|their) (?:sister|brother|mum|mom|mother|dad|father|parents?|"
-    r"friends?|boss|manager|colleagues?|coworkers?|cousins?|aunt|uncle|neighbou?rs?|flatmates?|"
-    r"roommates?|grand\w+|in-laws?|wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|"
-    r"children|niece|nephew)|he|she)\b",
-    re.I,
-)
 #: Said to be over, wrong, or taken back, of the thing named right after it ("I stopped keto",
 #: "it wasn't lactose", "forget the bullets"): the anchored line is retired.
 _RETRACT = re.compile(
     r"\b(?:stopped|quit|gave up(?: on)?|given up(?: on)?|no more|wasn'?t|isn'?t|was wrong about|"
+    # "turns out its not lactose": found to be something else
+    r"(?:turns out|turned out|actually),? (?:it'?s|its|it is|it was) not|"
+    # "The team voted to stop squashing": a team rule ended by the team
+    r"(?:voted|agreed|decided) to stop|"
     r"were wrong about|forget|never mind|scratch|ignore|drop(?:ped)?|ditched|sold|got rid of|"
     r"(?:moved|moving|migrated|migrating|switched|came|got) off)\b"
     r"(?P<rest>(?:\s+(?:the|my|our|a|an|that|this|it|all|about|with|on|eating|doing|using|"
@@ -208,7 +205,7 @@ def _theirs_said(sentence: str) -> bool:
     if (
         m is not None
         and m.group("w") not in ("I", "You")
-        and m.group("w").lower() not in _OPENING_VERBS
+        and m.group("w").lower() not in _OPENING_VERBS | _STOP  # "The team voted …" is no name
         and given_name(m.group("w"))
     ):
         return True
@@ -250,13 +247,13 @@ _TIME = re.compile(
     # someone got to ("got there at ten")
     r"|(?:(?<='s at )|(?<=’s at )|(?<= is at )|(?<= are at )|(?<= now at )|(?<= moved to )|"
     r"(?<= moves to ))(?P<h4>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
-    r"(?!\s*(?:kids|children|people|of|days|weeks|months|years|hours|minutes|o'clock\w))",
+    r"(?=\s*(?:[,.;!?—–]|$)|\s+(?:now|o'?clock|sharp|starting|from|on|every|instead)\b)",
     re.I,
 )
 #: A day of the month a date is moved to ("Push the launch to the 20th").
 _DAY_OF_MONTH = re.compile(
-    r"\b(?:to|until|till) the (?P<n>[12]?\d|3[01])(?:st|nd|rd|th)\b(?! (?:of )?(?:jan|feb|mar|apr|"
-    r"may|jun|jul|aug|sep|oct|nov|dec))",
+    r"\b(?:to|until|till) the (?P<n>[12]?\d|3[01])(?:st|nd|rd|th)"
+    r"(?=\s*(?:[,.;!?—–]|$)|\s+(?:now|instead|then|please|pls)\b)",
     re.I,
 )
 _DATE = re.compile(rf"\b(?:{DATE_PHRASE})\b", re.I)
@@ -545,7 +542,8 @@ def _new_values(line: str, mine: list[Value]) -> list[tuple[Value, Value]]:
             old = [v for v in old if any(_same_value(v, n) for n in mine if n.type == t)]
         if len(old) != 1:
             continue
-        new = {v.key: v for v in mine if v.type == t and not _same_value(v, old[0])}
+        said = [_same_half(old[0], v) if t == "time" else v for v in mine if v.type == t]
+        new = {v.key: v for v in said if not _same_value(v, old[0])}
         if not new and t == "date" and not any(v.type == "date" for v in mine):
             new = {d.key: d for v in mine if v.type == "day" and (d := _on_day(old[0], v))}
         if len(new) == 1:
@@ -572,7 +570,7 @@ def _replaced(
     text: str, anchors: dict[Candidate, set[str]], mine: list[Value]
 ) -> tuple[str, str, str] | None:
     """The one anchored line with one new value of one of its types, rewritten."""
-    if _OTHER.search(text) and not all(_theirs(line, text) for _, line in anchors):
+    if SOMEONE_ELSE.search(text) and not all(_theirs(line, text) for _, line in anchors):
         return None
     # a value that names another anchored line is that line's, not this one's new value ("python
     # is 3.12 now, fastapi same")
@@ -608,7 +606,7 @@ def _shared_value(new: Value, shared: set[str]) -> bool:
 
 def _theirs(line: str, text: str) -> bool:
     """A change said of someone else reaches only a line about that someone."""
-    who = {w.lower() for m in _OTHER.finditer(text) for w in m.group(0).split()[1:]}
+    who = {w.lower() for m in SOMEONE_ELSE.finditer(text) for w in m.group(0).split()[1:]}
     return bool(who) and bool(who & {w.lower() for w in _WORD.findall(line)})
 
 
@@ -641,7 +639,7 @@ def _respelled(text: str, files: Lines, mine: list[Value]) -> list[tuple[str, st
     ]
     if len({old.key for _, _, old in hits}) != 1 or len({line for _, line, _ in hits}) != len(hits):
         return []
-    if _OTHER.search(text) and not all(_theirs(line, text) for _, line, _ in hits):
+    if SOMEONE_ELSE.search(text) and not all(_theirs(line, text) for _, line, _ in hits):
         return []
     return [(kind, line, _swap(line, old, new)) for kind, line, old in hits]
 
@@ -685,7 +683,7 @@ def _bare(text: str, files: Lines, said_on: date | None) -> tuple[str, str, str]
         # "Got an extension! Now 15 November.": a value said alone after "now", in a message that
         # owns the change
         anew = owned and bool(re.match(r"\W*(?:it'?s |its )?now\b", sentence, re.I))
-        if not (_OWNED.search(sentence) or anew) or len(mine) != 1 or _OTHER.search(sentence):
+        if not (_OWNED.search(sentence) or anew) or len(mine) != 1 or SOMEONE_ELSE.search(sentence):
             continue
         if _content(sentence) - _content(mine[0].text):
             continue  # other words: what they say is not known
@@ -733,7 +731,7 @@ def _renamed(text: str, files: Lines) -> list[tuple[str, str, str]]:
     new = {
         v.text
         for clause in _CLAUSE.split(text)
-        if clause and _PREFERRED.search(clause) and not _OTHER.search(clause)
+        if clause and _PREFERRED.search(clause) and not SOMEONE_ELSE.search(clause)
         for v in values(clause)
         if v.type == "name" and fold(v.text) != fold(held[0][2])
     }
@@ -753,7 +751,11 @@ def _shift_anew(text: str, files: Lines) -> tuple[str, str, str] | None:
     found = []
     for sentence in _sentences(text):
         said = [v for v in values(sentence) if v.type == "shift"]
-        if len({v.key for v in said}) != 1 or _OTHER.search(sentence) or not _MINE.search(sentence):
+        if (
+            len({v.key for v in said}) != 1
+            or SOMEONE_ELSE.search(sentence)
+            or not _MINE.search(sentence)
+        ):
             continue
         found += [
             (kind, line, pair)
@@ -776,16 +778,16 @@ _OVER_AFTER = re.compile(
     r"(?:^|\b(?:the|my|our)\s+)(?P<w>[\w'’.+#-]+)(?: allergy)? tests? (?:came back|was|were|is|"
     r"are) (?:negative|clear|normal|fine)\b"
     r"|(?:^|\b(?:the|my)\s+)(?P<p>[\w-]+) (?:is|'s|’s) (?:all |totally |completely |fully )?"
-    r"(?:fine|healed|better) now\W*$"
+    r"(?:fine|healed) now\W*$"
     r"|(?:^|:\s*)(?P<e>(?-i:[A-Z])[\w&'’.-]+(?: (?-i:[A-Z])[\w&'’.-]+)?) (?:let me go|laid me off|"
-    r"fired me|made me redundant)\b",
+    r"fired me|made me redundant)(?=\s*(?:[,.;!?—–]|$)|\s+(?:last|this|yesterday|after)\b)",
     re.I,
 )
 #: A thing taken off the list ("take country off the list"), a post stepped down from ("I stepped
 #: down as lead").
 _TAKEN_OFF = re.compile(
     r"\b(?:take|took|cross|strike) (?:the |my )?(?P<o>[\w'’.+#-]+) off (?:the |my |your )?(?:list|"
-    r"notes)\b|\bstepped down (?:as|from) (?:the |an? )?(?P<r>[\w'’.+#-]+)\W*$",
+    r"notes)\W*$|\bstepped down (?:as|from) (?:the |an? )?(?P<r>[\w'’.+#-]+(?: [\w'’.+#-]+)?)\W*$",
     re.I,
 )
 
@@ -844,7 +846,7 @@ def _labelled(text: str, files: Lines) -> tuple[str, str, str] | None:
 _LEFT_FOR = re.compile(
     r"(?:^\W*|\bi(?:'ve| have)? (?:just |finally )?)(?:left|quit) (?:the )?(?P<o>[\w&'’. -]{2,40}?)"
     r"\s*[,;—–-]+\s*(?:and )?(?:now )?(?:i'?m|im|i am) (?:now )?(?:at|with|working at|working for) "
-    r"(?P<v>(?:the )?[\w&'’.-]+(?: [\w&'’.-]+){0,3}?)(?=\s*(?:now\b|[,.;!—–]|$))",
+    r"(?P<v>(?:the )?[\w&'’.-]+(?: [\w&'’.-]+){0,3}?)(?=\s*(?:now\W*$|now,\s*same\b|[,.;!—–]|$))",
     re.I,
 )
 
@@ -856,8 +858,12 @@ def _left_for(text: str, anchors: dict[Candidate, set[str]]) -> tuple[str, str, 
     m = _LEFT_FOR.search(text)
     if m is None:
         return None
-    left = _content(m.group("o"))
-    held = [c for c, shared in anchors.items() if c[1].startswith("Works at ") and left & shared]
+    left = _content(m.group("o"))  # every word of what was left names the employer
+    held = [
+        c
+        for c, shared in anchors.items()
+        if c[1].startswith("Works at ") and left and all(_shares(w, shared) for w in left)
+    ]
     if len(held) != 1:
         return None
     new = m.group("v")
@@ -894,7 +900,7 @@ def _retitled(
     "now", the new title ends in the old one's noun ("head chef" after "sous chef", not "The head
     chef now is …", someone else's); given or made, it is a title (or a partner of a firm)."""
     roles = [("USER", ln) for ln in files.get("USER", []) if ln.startswith("Works as ")]
-    if len(roles) != 1 or _OTHER.search(text):
+    if len(roles) != 1 or SOMEONE_ELSE.search(text):
         return None
     kind, line = roles[0]
     old = line[len("Works as ") :]
@@ -906,7 +912,9 @@ def _retitled(
             g = _TITLE_GIVEN.search(clause)
             given = g is not None and re.search(r"\bmade\b|\bpromoted\b", g.group(0), re.I)
             new = g.group("t") if g is not None and given else ""
-            if not (is_role(new) or new.lower() == "partner"):
+            # a title given keeps the old one's noun ("store manager" after "assistant manager"),
+            # or is a firm's partner: "they made me team captain" is no job
+            if not (new.lower() == "partner" or new.split()[-1:] == old.split()[-1:]):
                 continue
         if is_role(new) or new.lower() == "partner":
             return (kind, line, "Works as " + new.lower()) if new.lower() != old.lower() else None
@@ -927,7 +935,7 @@ def _retired(text: str, anchors: dict[Candidate, set[str]]) -> Candidate | None:
     for clause in _CLAUSE.split(text):
         if not clause or not _content(clause) & shared or not _takes_back(clause, shared, line):
             continue
-        if _OTHER.search(clause) or _NEGATIVE_LINE.match(line):
+        if SOMEONE_ELSE.search(clause) or _NEGATIVE_LINE.match(line):
             return None
         return kind, line
     return None
@@ -940,10 +948,11 @@ def _said_over(text: str, anchors: dict[Candidate, set[str]]) -> Candidate | Non
     peanuts``, not ``Allergic to shellfish``). Said of someone else: nothing."""
     found = set()
     for clause in _CLAUSE.split(text):
-        if not clause.strip() or _OTHER.search(clause):
+        if not clause.strip() or SOMEONE_ELSE.search(clause):
             continue
         for m in [*_OVER_AFTER.finditer(clause.strip()), *_TAKEN_OFF.finditer(clause.strip())]:
-            group, word = next((g, w) for g, w in m.groupdict().items() if w)
+            group, words = next((g, w) for g, w in m.groupdict().items() if w)
+            word = words.split()[-1]  # "stepped down as team lead": the title's noun
             hits = [
                 c
                 for c, shared in anchors.items()
@@ -1038,7 +1047,35 @@ def _ordinal(old: Value, new: Value) -> str:
 
 
 def _time(old: Value, new: Value) -> str:
-    return new.key if re.fullmatch(r"\d{1,2}:\d{2}", old.text) else new.text
+    if re.fullmatch(r"\d{1,2}:\d{2}", old.text):
+        return new.key
+    m = re.fullmatch(r"\d{1,2}(?::\d{2})?(?P<sp>\s*)(?P<ap>am|pm|a\.m\.|p\.m\.)", old.text, re.I)
+    if m is None:
+        return new.text
+    # said as the line says it: "at 2pm" becomes "at 3pm", not "at three"
+    hour, minute = (int(x) for x in new.key.split(":"))
+    ap = (
+        ("pm" if hour >= 12 else "am")
+        if m.group("ap").islower()
+        else ("PM" if hour >= 12 else "AM")
+    )
+    clock = str(hour % 12 or 12) + (f":{minute:02d}" if minute else "")
+    return f"{clock}{m.group('sp')}{ap}"
+
+
+def _same_half(old: Value, new: Value) -> Value:
+    """A time said without am or pm, at the hour of the two nearer the old time ("Sync's at three
+    now" after 14:00 is 15:00; "at ten now" after 9:30 is 10:00)."""
+    hour, minute = new.key.split(":")
+    if re.search(r"[ap]\.?m\b|\d:\d", new.text, re.I) or int(hour) >= 12:
+        return new
+    held = int(old.key[:2])
+    later = int(hour) + 12
+    return (
+        new
+        if abs(int(hour) - held) <= abs(later - held)
+        else Value(new.type, new.text, f"{later:02d}:{minute}")
+    )
 
 
 def _date(old: Value, new: Value) -> str:
