@@ -60,8 +60,8 @@ _CUE = re.compile(
     r"with (?:an? |one |two )?[a-z]'?s?|gave (?:the|my|our|that) \w+(?: \w+)? up|"
     # a limit raised ("you can go up to about 300 words"), a migration finished ("the Vue 3
     # migration is finally done")
-    r"(?:can|may) go up to|migration (?:is |was )?(?:finally |now )?(?:done|complete|finished|"
-    r"over)|"
+    r"(?:you|answers|replies|responses) (?:can|may) go up to|"
+    r"migration (?:is |was )?(?:finally |now )?(?:done|complete|finished|over)|"
     # eleventh round: a date pushed or brought forward ("Push the launch to the 20th"), a slot
     # relabelled ("New host: Fly.io."), a job ended by others or stepped down from, a test come
     # back clear, a thing taken off the list
@@ -199,13 +199,20 @@ _SOMEONE = re.compile(r"^\W*(?:\w+,?\s+)?the \w+ (?:at|of|from|in|next door)\b",
 _OPENING_VERBS = frozenset("made push pushed moved got had left quit take took started".split())
 
 
+#: The user's team deciding its own rule ("The team voted to stop squashing"): the user's change.
+_TEAM_DECIDED = re.compile(r"^\W*(?:the|our) team (?:voted|agreed|decided)\b", re.I)
+
+
 def _theirs_said(sentence: str) -> bool:
+    if _TEAM_DECIDED.match(sentence):
+        return False
     m = _SUBJECT.match(sentence)
-    # "You can go up to 300 words" is said to the assistant
+    # "You can go up to 300 words" is said to the assistant; a sentence opening on "The …" is
+    # about something else ("The design team moved their standup")
     if (
         m is not None
         and m.group("w") not in ("I", "You")
-        and m.group("w").lower() not in _OPENING_VERBS | _STOP  # "The team voted …" is no name
+        and m.group("w").lower() not in _OPENING_VERBS
         and given_name(m.group("w"))
     ):
         return True
