@@ -20,6 +20,12 @@ then reads it against the lines already in memory (``revise``):
    "turns out it wasn't", "forget the bullets", "put calories back in" for a line that forbids
    them): the line is retired.
 
+4. A shape that names its **slot** rather than the old line's words (the eleventh round): a slot
+   relabelled ("New host: Fly.io."), an employer left for another ("I left Acme, I'm at Globex
+   now"), a title said anew ("head chef now!!", "They made me store manager"), a name held in two
+   files respelled, a thing said over by a shape naming it whole ("the peanut test came back
+   negative", "wrist is fine now", "take country off the list", "Siemens let me go").
+
 Exactly one line and exactly one new value of its type, else nothing (unsure: both stay). Never a
 permanent fact (birthplace, origin), never a change said about someone else, never a plan, a
 question or a hypothetical. The old line leaves with the user's words as its reason, into the
