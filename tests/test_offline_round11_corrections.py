@@ -24,7 +24,11 @@ DREAMED: list[tuple[tuple[str, str], str, str | None]] = [
     (("I live in Aarhus.", "New address: Odense, near the harbour."), "Lives in Aarhus", None),
     (("I work at Initech.", "New employer: Hooli."), "Works at Initech", "Works at Hooli"),
     # an employer left for another
-    (("I work at Initech.", "I left Initech, I'm at Hooli now."), "Works at Initech", None),
+    (
+        ("I work at Beacon.", "I left Beacon, I'm at Initech now."),
+        "Works at Beacon",
+        "Works at Initech",
+    ),
     (("I work at Initech.", "Just started at a new company, Hooli."), "Works at Initech", None),
     (
         (
