@@ -652,7 +652,12 @@ def _respelled(text: str, files: Lines, mine: list[Value]) -> list[tuple[str, st
     ]
     if len({old.key for _, _, old in hits}) != 1 or len({line for _, line, _ in hits}) != len(hits):
         return []
-    if SOMEONE_ELSE.search(text) and not all(_theirs(line, text) for _, line, _ in hits):
+    # someone else's name said in its clause ("my boss is John with an h"); "my kid told me how to
+    # spell it" in another clause is no one else's name
+    own = [c for c in _CLAUSE.split(text) if said[0] in c]
+    if any(SOMEONE_ELSE.search(c) for c in own) and not all(
+        _theirs(line, " ".join(own)) for _, line, _ in hits
+    ):
         return []
     return [(kind, line, _swap(line, old, new)) for kind, line, old in hits]
 
