@@ -91,7 +91,12 @@ DREAMED: list[tuple[tuple[str, str], str, str | None]] = [
         "Uses Node 18",
         "Uses Node 22",
     ),
-    # a name held in two files, respelled
+    # a name held in two files, respelled; someone else named in another clause is no one's name
+    (
+        ("Our dog is called Rolo.", "its Rollo with two l's lol, my son told me how to spell it"),
+        "Has a dog named Rolo",
+        "Has a dog named Rollo",
+    ),
     (("Call me Mateo.", "Sorry, Matteo with two t's."), "Goes by Mateo", "Goes by Matteo"),
     # a count said with its noun, or as an event
     (
