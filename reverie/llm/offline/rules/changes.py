@@ -27,7 +27,7 @@ from .core import SAID, USER, Fact, Filling, change, rule, rules_of
 from .corrections import TOO_FORMAL
 from .health import is_allergen
 from .lexicon import TECH
-from .phrases import BACKGROUND, NAME, PROMOTED
+from .phrases import BACKGROUND, NAME, PROMOTED, SOMEONE_ELSE
 from .project import TEAM_RULE_CHANGED, a_rule_anew
 from .values import is_language, is_name, is_place, is_tech, place_name
 
@@ -337,7 +337,7 @@ def a_birth(f: Filling) -> bool:
     ):
         return False
     n = f.values.get("n", "").lower()
-    f.values["n"] = _ORDINAL_COUNT.get(n, f.values.get("n", ""))
+    f.values["n"] = _ORDINAL_COUNT.get(n, n)  # "Three kids now": the count as a line says it
     kind = re.search(r"\b(son|daughter|boy|girl)\b", message, re.I)
     said = kind.group(1).lower() if kind else "child"
     f.values["k"] = {"boy": "son", "girl": "daughter"}.get(said, said)
@@ -349,7 +349,9 @@ def a_birth(f: Filling) -> bool:
 #: with questions", "I've given up on Japanese", "we cancelled Sentry".
 _ABOUT = r"(?:the |my |our |that |those |a |an )?(?P<v>[\w'’ +#./-]{2,40}?)"
 _ABOUT_END = (
-    r"(?: thing| stuff| one| bit| part| rule| request| note)?(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any "
+    # "drop Jenkins from your notes": where it is kept names no more of it
+    r"(?: thing| stuff| one| bit| part| rule| request| note)?(?: from (?:your|my|the) (?:notes|"
+    r"memory|list|records))?(?=\s*(?:[,.;!]|$)|\s+(?:anymore|any "
     r"more|again|then|now|so|please|pls|too|last|this|yesterday|recently|a while)\b)"
 )
 _NOT_ABOUT = frozenset(
@@ -421,13 +423,6 @@ def disliked_no_more(f: Filling) -> bool:
     return about(f)
 
 
-#: Someone else as the subject before a change ("my daughter gave up on being vegetarian").
-_SOMEONE_ELSE = re.compile(
-    r"\b(?:(?:my|our|his|her|their) (?:sister|brother|mum|mom|mother|dad|father|parents?|friends?|"
-    r"boss|manager|colleagues?|cousins?|wife|husband|partner|girlfriend|boyfriend|son|daughter|"
-    r"kids?|children|flatmates?|roommates?)|he|she|they)\b",
-    re.I,
-)
 #: A meeting held on a cadence, by its name ("weekly sync", "Friday retro", "board meeting").
 _RECURRING = (
     r"(?:(?:weekly|daily|monthly|biweekly|fortnightly|monday|tuesday|wednesday|thursday|friday|"
@@ -448,8 +443,8 @@ RULES = [
         r"(?=(?:about |what i |"
         rf"the bit |everything |all that |.{{2,40}}? (?:thing|stuff|bit|part|rule|request|"
         r"note)\b)))"
-        r"(?:about |what i (?:said|told you|wrote|mentioned) (?:about|re|regarding) |the bit "
-        r"about |"
+        r"(?:about |what i (?:said|told you|wrote|mentioned) (?:about|re|regarding) |the (?:bit|"
+        r"part) about |"
         rf"everything about |all that about )?{_ABOUT}{_ABOUT_END}",
         "Gone: about {v}",
         negative=True,
@@ -589,7 +584,7 @@ RULES = [
         r"\bnot (?:a )?(?:vegetarian|vegan|pescatarian|veggie) (?:anymore|any more)\b",
         "Gone: diet",
         negative=True,
-        finish=lambda f: not _SOMEONE_ELSE.search(f.match.string[: f.match.start()]) and said(f),
+        finish=lambda f: not SOMEONE_ELSE.search(f.match.string[: f.match.start()]) and said(f),
     ),
     # a diet said anew as a change of its own: "Fully vegan since January", "I've been
     # vegetarian since the summer" (its ``Is …`` fact then replaces the old diet)
@@ -644,8 +639,10 @@ RULES = [
             r"^(?:so |and )?(?:we|i)(?:'ve got| have got| have| now have| got)(?: got)? "
             r"(?P<n>two|three|four|five|six|2|3|4|5|6)(?: now| of them now)(?=\s*(?:[,.;!]|$))",
             # a child said by its place in the family: "We had our third, a baby girl"
-            r"^(?:so |and )?(?:we|i)(?: just| finally)? (?:had|welcomed) (?:our|my) "
-            r"(?P<n>second|third|fourth|fifth|sixth)(?=\s*(?:[,.;!]|$)|\s+(?:baby|child|kid)\b)",
+            r"^(?:so |and )?(?:we|i)(?: just| finally)? (?:had|welcomed) (?:our|my|a) "
+            r"(?P<n>second|third|fourth|fifth|sixth)(?=\s*(?:[,.;!—–]|$)|\s+(?:baby|child|kid)\b)",
+            # the count with its noun, said alone: "Three kids now — baby Iris arrived"
+            r"^(?P<n>two|three|four|five|six|2|3|4|5|6) (?:kids|children) now(?=\s*(?:[,.;!—–]|$))",
         ),
         "Now: children {n} {k}",
         None,
@@ -1014,6 +1011,8 @@ _DATING_LINE = re.compile(
 #: A partner before an engagement: the line an engagement to that person ends (never the
 #: ``Engaged to`` line itself, written in the same batch).
 _COURTING_LINE = re.compile(r"^Has an? (?:girlfriend|boyfriend|partner) named (?P<n>.+)$")
+#: A status an engagement of the user's ends ("I'm single", then "Update: I'm engaged to Rafael!").
+_UNATTACHED_LINE = re.compile(r"^Is (?:single|in a relationship|dating|seeing someone)$")
 _PET_BARE = re.compile(r"^Has an? (?P<k>[\w -]+)$")
 _DIET_LINE = re.compile(r"^Is (?:vegetarian|vegan|pescatarian)$")
 _LENGTH_LINE = re.compile(r"^(?:Keep answers (?:under .+|short)|Give detailed answers)$")
@@ -1181,7 +1180,10 @@ _FINDERS: dict[str, Callable[[str, Lines], tuple[str, list[str]]]] = {
     "agreement": _agreement,
     "courting": lambda v, files: _user(
         files,
-        lambda ln: (cm := _COURTING_LINE.match(ln)) and fold(cm.group("n")).split()[0] == fold(v),
+        lambda ln: (
+            ((cm := _COURTING_LINE.match(ln)) and fold(cm.group("n")).split()[0] == fold(v))
+            or _UNATTACHED_LINE.match(ln)
+        ),
     ),
     "learning": lambda v, files: _user(
         files, lambda ln: ln.startswith("Is learning ") and fold(ln[12:]) == fold(v)

@@ -233,7 +233,7 @@ STANDING_REQUEST = re.compile(
 
 CORRECTION_CUE = re.compile(
     r"^(?:actually|correction|sorry|no(?=\s*[,!-])|wait|oops|update|news|quick update|small update|"
-    r"quick fix|(?:small|quick|slight|one) change|"
+    r"(?:small|quick|tiny|slight) (?:fix|correction)|(?:small|quick|slight|one) change|"
     # a slip of the keyboard owned: "Ha, the phone changed it — my name is Jorge"
     r"(?:(?:ha|haha|oops|ugh|argh),?\s*)?(?:the|my|stupid) (?:phone|keyboard|autocorrect) "
     r"(?:changed|messed up|corrected|autocorrected|mangled)(?: it| that| my \w+)?|"

@@ -459,7 +459,7 @@ RULES = [
     # "correction, basel now": a place said alone as where the user is now
     rule(
         r"^(?:i'm |im |i am |we're |were |we are )?(?:(?:based|living) )?(?:in )?"
-        r"(?P<v>[\w'’ -]{2,40}?) now(?: (?:moved|since)\b.*|, the (?:company|job|firm|army) "
+        r"(?P<v>[\w'’ -]{2,40}?) now(?:,? (?:moved|since)\b.*|, the (?:company|job|firm|army) "
         r"(?:moved|relocated|sent|transferred) (?:us|me)\b.*)?\s*[.!]*$",
         "Lives in {v}",
         {"v": is_place},

@@ -3,6 +3,8 @@ name, the user as a subject. A piece used by one kind only lives in that kind's 
 
 from __future__ import annotations
 
+import re
+
 #: Where a value ends: a dash, a conjunction or a relative word opening the next clause, or a mark.
 STOP = (
     r"(?=\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
@@ -33,3 +35,14 @@ I = r"\bi(?:\s+(?:now|currently|just|actually|recently|also|still))?"  # noqa: E
 BACKGROUND = r"\b(?:when|after|before|since|until|once)\s*$"
 #: "promoted", as typed in a hurry ("promted", "promtoed").
 PROMOTED = r"prom(?:oted|ted|toed|otted|otoed|oed)"
+#: Someone else as a sentence's subject or owner ("my sister moved to Leeds", "he quit", "they gave
+#: up being vegan"): their change, not the user's. A pronoun doing something to the user ("they made
+#: me store manager", "she moved our standup") leaves the change the user's.
+SOMEONE_ELSE = re.compile(
+    r"\b(?:(?:my|our|his|her|their) (?:sister|brother|mum|mom|mother|dad|father|parents?|friends?|"
+    r"boss|manager|colleagues?|coworkers?|cousins?|aunt|uncle|neighbou?rs?|flatmates?|roommates?|"
+    r"grand\w+|in-laws?|wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|"
+    r"niece|nephew)|(?:he|she|they)(?!(?:'ve| have| has| had| just)? (?:made|moved|promoted|"
+    r"appointed|gave|sent|transferred|let|pushed|put|switched) (?:me|us|our|my)\b))\b",
+    re.I,
+)

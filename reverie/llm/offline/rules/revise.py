@@ -20,6 +20,12 @@ then reads it against the lines already in memory (``revise``):
    "turns out it wasn't", "forget the bullets", "put calories back in" for a line that forbids
    them): the line is retired.
 
+4. A shape that names its **slot** rather than the old line's words (the eleventh round): a slot
+   relabelled ("New host: Fly.io."), an employer left for another ("I left Acme, I'm at Globex
+   now"), a title said anew ("head chef now!!", "They made me store manager"), a name held in two
+   files respelled, a thing said over by a shape naming it whole ("the peanut test came back
+   negative", "wrist is fine now", "take country off the list", "Siemens let me go").
+
 Exactly one line and exactly one new value of its type, else nothing (unsure: both stay). Never a
 permanent fact (birthplace, origin), never a change said about someone else, never a plan, a
 question or a hypothetical. The old line leaves with the user's words as its reason, into the
@@ -39,7 +45,8 @@ from ..kinds import fold, given_name, known_language, known_place, noun, stem
 from .clauses import QUOTED
 from .corrections import distance
 from .lexicon import TECH
-from .values import is_tech
+from .phrases import SOMEONE_ELSE
+from .values import is_firm, is_role, is_tech
 
 __all__ = ["REVISE", "said", "revise", "Revision"]
 
@@ -59,8 +66,14 @@ _CUE = re.compile(
     r"with (?:an? |one |two )?[a-z]'?s?|gave (?:the|my|our|that) \w+(?: \w+)? up|"
     # a limit raised ("you can go up to about 300 words"), a migration finished ("the Vue 3
     # migration is finally done")
-    r"(?:can|may) go up to|migration (?:is |was )?(?:finally |now )?(?:done|complete|finished|"
-    r"over))\b"
+    r"(?:you|answers|replies|responses) (?:can|may) go up to|"
+    r"migration (?:is |was )?(?:finally |now )?(?:done|complete|finished|over)|"
+    # eleventh round: a date pushed or brought forward ("Push the launch to the 20th"), a slot
+    # relabelled ("New host: Fly.io."), a job ended by others or stepped down from, a test come
+    # back clear, a thing taken off the list
+    r"push|brought (?:\w+ ){0,3}forward|bring (?:\w+ ){0,3}forward|let me go|laid me off|"
+    r"stepped down|made me|promoted me|take \w+(?: \w+)? off|came back (?:negative|clear)|healed)\b"
+    r"|^\W*new [a-z]+\s*:|^\W*(?:i )?(?:just |finally )?made [a-z]+\b"
     # a word given its right spelling alone, with an asterisk ("Deloitte*")
     r"|^\W*[\w'’.-]+\*\W*$",
     re.I,
@@ -100,18 +113,14 @@ _META = re.compile(
     r"^\W*(?:system|assistant|note|admin|developer)\s*:",
     re.I,
 )
-#: A change said of someone else ("my sister moved to Leeds", "he quit"): theirs, not the user's.
-_OTHER = re.compile(
-    r"\b(?:(?:my|our|his|her|their) (?:sister|brother|mum|mom|mother|dad|father|parents?|"
-    r"friends?|boss|manager|colleagues?|coworkers?|cousins?|aunt|uncle|neighbou?rs?|flatmates?|"
-    r"roommates?|grand\w+|in-laws?|wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|"
-    r"children|niece|nephew)|he|she)\b",
-    re.I,
-)
 #: Said to be over, wrong, or taken back, of the thing named right after it ("I stopped keto",
 #: "it wasn't lactose", "forget the bullets"): the anchored line is retired.
 _RETRACT = re.compile(
     r"\b(?:stopped|quit|gave up(?: on)?|given up(?: on)?|no more|wasn'?t|isn'?t|was wrong about|"
+    # "turns out its not lactose": found to be something else
+    r"(?:turns out|turned out|actually),? (?:it'?s|its|it is|it was) not|"
+    # "The team voted to stop squashing": a team rule ended by the team
+    r"(?:voted|agreed|decided) to stop|"
     r"were wrong about|forget|never mind|scratch|ignore|drop(?:ped)?|ditched|sold|got rid of|"
     r"(?:moved|moving|migrated|migrating|switched|came|got) off)\b"
     r"(?P<rest>(?:\s+(?:the|my|our|a|an|that|this|it|all|about|with|on|eating|doing|using|"
@@ -191,10 +200,27 @@ _SUBJECT = re.compile(r"^\W*(?:(?:ok|okay|so|oh|funny|lol|haha|wow),?\s+)?(?P<w>
 _SOMEONE = re.compile(r"^\W*(?:\w+,?\s+)?the \w+ (?:at|of|from|in|next door)\b", re.I)
 
 
+#: Verbs a sentence with its subject left out opens with ("Made partner in May", "Push the launch
+#: to the 20th"), never a person's name.
+_OPENING_VERBS = frozenset("made push pushed moved got had left quit take took started".split())
+
+
+#: The user's team deciding its own rule ("The team voted to stop squashing"): the user's change.
+_TEAM_DECIDED = re.compile(r"^\W*(?:the|our) team (?:voted|agreed|decided)\b", re.I)
+
+
 def _theirs_said(sentence: str) -> bool:
+    if _TEAM_DECIDED.match(sentence):
+        return False
     m = _SUBJECT.match(sentence)
-    # "You can go up to 300 words" is said to the assistant
-    if m is not None and m.group("w") not in ("I", "You") and given_name(m.group("w")):
+    # "You can go up to 300 words" is said to the assistant; a sentence opening on "The …" is
+    # about something else ("The design team moved their standup")
+    if (
+        m is not None
+        and m.group("w") not in ("I", "You")
+        and m.group("w").lower() not in _OPENING_VERBS
+        and given_name(m.group("w"))
+    ):
         return True
     return bool(_SOMEONE.match(sentence))
 
@@ -229,7 +255,18 @@ _FULL_DAY = {
 }
 _TIME = re.compile(
     r"\b(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)|\b(?P<h2>\d{1,2}):"
-    r"(?P<m2>\d{2})\b|(?<=\bat )(?P<h3>\d{1,2})(?![\d:.]|\s*(?:am|pm|a\.m|p\.m))",
+    r"(?P<m2>\d{2})\b|(?<=\bat )(?P<h3>\d{1,2})(?![\d:.]|\s*(?:am|pm|a\.m|p\.m))"
+    # an hour said as a word where a meeting is said to be ("Standup's at ten now"), never where
+    # someone got to ("got there at ten")
+    r"|(?:(?<='s at )|(?<=’s at )|(?<= is at )|(?<= are at )|(?<= now at )|(?<= moved to )|"
+    r"(?<= moves to ))(?P<h4>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+    r"(?=\s*(?:[,.;!?—–]|$)|\s+(?:now|o'?clock|sharp|starting|from|on|every|instead)\b)",
+    re.I,
+)
+#: A day of the month a date is moved to ("Push the launch to the 20th").
+_DAY_OF_MONTH = re.compile(
+    r"\b(?:to|until|till) the (?P<n>[12]?\d|3[01])(?:st|nd|rd|th)"
+    r"(?=\s*(?:[,.;!?—–]|$)|\s+(?:now|instead|then|please|pls)\b)",
     re.I,
 )
 _DATE = re.compile(rf"\b(?:{DATE_PHRASE})\b", re.I)
@@ -303,6 +340,8 @@ def values(text: str, said_on: date | None = None, *, line: bool = False) -> lis
             taken.remove(m.span())
     for m in _spans(_TIME, text, taken):
         out.append(Value("time", m.group(0), _clock_key(m)))
+    for m in _spans(_DAY_OF_MONTH, text, taken):
+        out.append(Value("day", m.group(0), m.group("n")))
     for m in _spans(_SHIFT, text, taken):
         word = (m.group("s") or m.group("t") or "").lower().rstrip("s")
         out.append(Value("shift", m.group("s") or m.group("t") or "", word))
@@ -340,7 +379,8 @@ _PRONOUN_ONE = re.compile(
 
 
 def _clock_key(m: re.Match[str]) -> str:
-    hour = int(m.group("h") or m.group("h2") or m.group("h3"))
+    word = (m.group("h4") or "").lower()
+    hour = _COUNTS[word] if word else int(m.group("h") or m.group("h2") or m.group("h3"))
     minute = m.group("m") or m.group("m2") or "00"
     ap = (m.group("ap") or "").lower().replace(".", "")
     if ap == "pm" and hour < 12:
@@ -470,7 +510,16 @@ def revise(fact: str, files: Lines) -> list[Revision]:
         return []
     anchors = _anchored(text, files)
     mine = values(text, said_on)
-    found = _replaced(text, anchors, mine) or _respelled(text, files, mine)
+    found = (
+        _replaced(text, anchors, mine)
+        or _labelled(text, files)
+        or _left_for(text, anchors)
+        or _retitled(text, anchors, files)
+    )
+    if found is None:
+        spelled = _respelled(text, files, mine)
+        if spelled and all(old != new for _, old, new in spelled):
+            return [Revision(kind, old, new, _quote(words)) for kind, old, new in spelled]
     if found is None and not anchors:
         found = _bare(text, files, said_on) or _shift_anew(text, files)
     if found is not None and found[1] != found[2]:
@@ -506,10 +555,22 @@ def _new_values(line: str, mine: list[Value]) -> list[tuple[Value, Value]]:
             old = [v for v in old if any(_same_value(v, n) for n in mine if n.type == t)]
         if len(old) != 1:
             continue
-        new = {v.key: v for v in mine if v.type == t and not _same_value(v, old[0])}
+        said = [_same_half(old[0], v) if t == "time" else v for v in mine if v.type == t]
+        new = {v.key: v for v in said if not _same_value(v, old[0])}
+        if not new and t == "date" and not any(v.type == "date" for v in mine):
+            new = {d.key: d for v in mine if v.type == "day" and (d := _on_day(old[0], v))}
         if len(new) == 1:
             out.append((old[0], next(iter(new.values()))))
     return out
+
+
+def _on_day(old: Value, day: Value) -> Value | None:
+    """A date moved to a day of the month said alone ("to the 20th"): the old date's month."""
+    try:
+        moved = date.fromisoformat(old.key).replace(day=int(day.key))
+    except ValueError:
+        return None
+    return Value("date", day.text, moved.isoformat())
 
 
 def _same_value(a: Value, b: Value) -> bool:
@@ -522,13 +583,16 @@ def _replaced(
     text: str, anchors: dict[Candidate, set[str]], mine: list[Value]
 ) -> tuple[str, str, str] | None:
     """The one anchored line with one new value of one of its types, rewritten."""
-    if _OTHER.search(text) and not all(_theirs(line, text) for _, line in anchors):
+    if SOMEONE_ELSE.search(text) and not all(_theirs(line, text) for _, line in anchors):
         return None
+    # a value that names another anchored line is that line's, not this one's new value ("python
+    # is 3.12 now, fastapi same")
+    named = set().union(*anchors.values()) if anchors else set()
     pairs = [
         (kind, line, old, new)
         for (kind, line), shared in anchors.items()
         for old, new in _new_values(line, mine)
-        if not _shared_value(new, shared) and _agrees(line, mine, old.type)
+        if not _shared_value(new, named) and _agrees(line, mine, old.type)
     ]
     if len(pairs) != 1:
         return None
@@ -555,26 +619,28 @@ def _shared_value(new: Value, shared: set[str]) -> bool:
 
 def _theirs(line: str, text: str) -> bool:
     """A change said of someone else reaches only a line about that someone."""
-    who = {w.lower() for m in _OTHER.finditer(text) for w in m.group(0).split()[1:]}
+    who = {w.lower() for m in SOMEONE_ELSE.finditer(text) for w in m.group(0).split()[1:]}
     return bool(who) and bool(who & {w.lower() for w in _WORD.findall(line)})
 
 
-def _respelled(text: str, files: Lines, mine: list[Value]) -> tuple[str, str, str] | None:
+def _respelled(text: str, files: Lines, mine: list[Value]) -> list[tuple[str, str, str]]:
     """A name said again, spelled nearly alike, with a cue that owns the mistake ("her names
-    Anna, double n"), by its letters ("its Biscuit with a c and u") or alone with an asterisk
-    ("Deloitte*"): the one line holding the old spelling."""
+    Anna, double n", "Sorry, John with an h"), by its letters ("its Biscuit with a c and u") or
+    alone with an asterisk ("Deloitte*"): the line holding the old spelling, or the lines holding
+    that one name (``Goes by Jon`` and ``Call the user Jon`` are one name in two files). Another
+    name spelled alike, or someone else's name ("my boss is John with an h"), changes nothing."""
     starred = _STARRED.match(text)
     if not (
         starred
         or _OWNED.search(text)
         or re.search(r"\b(?:spell\w*|double \w|names?)\b", text, re.I)
     ):
-        return None
+        return []
     said = [v.text for v in mine if v.type == "name"] or (
         [starred.group("w")] if starred else _inner_capitals(text)
     )
     if len(said) != 1:
-        return None
+        return []
     new = Value("name", said[0], fold(said[0]))
     hits = [
         (kind, line, old)
@@ -584,10 +650,16 @@ def _respelled(text: str, files: Lines, mine: list[Value]) -> tuple[str, str, st
         for old in _line_names(line)
         if _near(old.key, new.key)
     ]
-    if len(hits) != 1:
-        return None
-    kind, line, old = hits[0]
-    return kind, line, _swap(line, old, new)
+    if len({old.key for _, _, old in hits}) != 1 or len({line for _, line, _ in hits}) != len(hits):
+        return []
+    # someone else's name said in its clause ("my boss is John with an h"); "my kid told me how to
+    # spell it" in another clause is no one else's name
+    own = [c for c in _CLAUSE.split(text) if said[0] in c]
+    if any(SOMEONE_ELSE.search(c) for c in own) and not all(
+        _theirs(line, " ".join(own)) for _, line, _ in hits
+    ):
+        return []
+    return [(kind, line, _swap(line, old, new)) for kind, line, old in hits]
 
 
 #: A word given its right spelling alone, with an asterisk ("Deloitte*").
@@ -623,9 +695,13 @@ def _bare(text: str, files: Lines, said_on: date | None) -> tuple[str, str, str]
     meant thursday", "New date is 31 December"): the one line of memory holding a value of its
     type."""
     found = []
+    owned = bool(_OWNED.search(text))
     for sentence in _sentences(text):
         mine = values(sentence, said_on)
-        if not _OWNED.search(sentence) or len(mine) != 1 or _OTHER.search(sentence):
+        # "Got an extension! Now 15 November.": a value said alone after "now", in a message that
+        # owns the change
+        anew = owned and bool(re.match(r"\W*(?:it'?s |its )?now\b", sentence, re.I))
+        if not (_OWNED.search(sentence) or anew) or len(mine) != 1 or SOMEONE_ELSE.search(sentence):
             continue
         if _content(sentence) - _content(mine[0].text):
             continue  # other words: what they say is not known
@@ -673,7 +749,7 @@ def _renamed(text: str, files: Lines) -> list[tuple[str, str, str]]:
     new = {
         v.text
         for clause in _CLAUSE.split(text)
-        if clause and _PREFERRED.search(clause) and not _OTHER.search(clause)
+        if clause and _PREFERRED.search(clause) and not SOMEONE_ELSE.search(clause)
         for v in values(clause)
         if v.type == "name" and fold(v.text) != fold(held[0][2])
     }
@@ -693,7 +769,11 @@ def _shift_anew(text: str, files: Lines) -> tuple[str, str, str] | None:
     found = []
     for sentence in _sentences(text):
         said = [v for v in values(sentence) if v.type == "shift"]
-        if len({v.key for v in said}) != 1 or _OTHER.search(sentence) or not _MINE.search(sentence):
+        if (
+            len({v.key for v in said}) != 1
+            or SOMEONE_ELSE.search(sentence)
+            or not _MINE.search(sentence)
+        ):
             continue
         found += [
             (kind, line, pair)
@@ -709,8 +789,161 @@ def _shift_anew(text: str, files: Lines) -> tuple[str, str, str] | None:
     return kind, line, _swap(line, old, new)
 
 
+#: A thing said to be over after it is named: a test come back clear ("the peanut test came back
+#: negative"), a part healed ("wrist is fine now"), an employer that let the user go ("Siemens let
+#: me go"); the clause ends there.
+_OVER_AFTER = re.compile(
+    r"(?:^|\b(?:the|my|our)\s+)(?P<w>[\w'’.+#-]+)(?: allergy)? tests? (?:came back|was|were|is|"
+    r"are) (?:negative|clear|normal|fine)\b"
+    r"|(?:^|\b(?:the|my)\s+)(?P<p>[\w-]+) (?:is|'s|’s) (?:all |totally |completely |fully )?"
+    r"(?:fine|healed) now\W*$"
+    r"|(?:^|:\s*)(?P<e>(?-i:[A-Z])[\w&'’.-]+(?: (?-i:[A-Z])[\w&'’.-]+)?) (?:let me go|laid me off|"
+    r"fired me|made me redundant)(?=\s*(?:[,.;!?—–]|$)|\s+(?:last|this|yesterday|after)\b)",
+    re.I,
+)
+#: A thing taken off the list ("take country off the list"), a post stepped down from ("I stepped
+#: down as lead").
+_TAKEN_OFF = re.compile(
+    r"\b(?:take|took|cross|strike) (?:the |my )?(?P<o>[\w'’.+#-]+) off (?:the |my |your )?(?:list|"
+    r"notes)\W*$|\bstepped down (?:as|from) (?:the |an? )?(?P<r>[\w'’.+#-]+(?: [\w'’.+#-]+)?)\W*$",
+    re.I,
+)
+
+
+#: A slot relabelled with its new value ("New host: Fly.io.", "New address: Victoria, on the
+#: island", "New job: Globex."): the label says which line, the value replaces its own.
+_RELABELLED = re.compile(
+    r"^\W*(?:(?:ok|okay|so|oh|btw|fyi|update|small update)[,:!]?\s+)?new (?P<k>host|hosting|"
+    r"hosting provider|address|home|job|employer|company|workplace)\s*[:—–-]\s*"
+    r"(?P<v>[\w&'’+#-]+(?:\.[a-z]{2,4})?(?: [\w&'’+#-]+){0,3}?)(?=\s*(?:[,.;!?()—–]|$))",
+    re.I,
+)
+_SLOT_LINES: dict[str, tuple[re.Pattern[str], Callable[[str], bool]]] = {
+    "host": (
+        re.compile(r"^(?:[\w ]+ )?(?:[Dd]eploy(?:s|ed)?|[Hh]osted|[Rr]uns?) on (?P<v>.+)$"),
+        is_tech,
+    ),
+    "home": (re.compile(r"^Lives in (?P<v>.+)$"), lambda v: bool(known_place(v))),
+    "job": (re.compile(r"^Works (?:at|for) (?P<v>.+)$"), is_firm),
+}
+_SLOT_OF = {
+    "hosting": "host",
+    "hosting provider": "host",
+    "address": "home",
+    "employer": "job",
+    "company": "job",
+    "workplace": "job",
+}
+
+
+def _labelled(text: str, files: Lines) -> tuple[str, str, str] | None:
+    """A slot said anew under its label: the one line of memory holding that slot, its value
+    replaced ("New host: Fly.io." makes ``Deployed on Heroku`` ``Deployed on Fly.io``). A label
+    of something else ("New host for the party: Sam", "New podcast host: Jamie") is no slot."""
+    m = _RELABELLED.match(text)
+    if m is None:
+        return None
+    slot = m.group("k").lower()
+    pattern, kind_of = _SLOT_LINES[_SLOT_OF.get(slot, slot)]
+    if not kind_of(m.group("v")):
+        return None
+    held = [
+        (kind, line, lm)
+        for kind, lines in files.items()
+        for line in lines
+        if (lm := pattern.match(line))
+    ]
+    if len(held) != 1:
+        return None
+    kind, line, lm = held[0]
+    return kind, line, line[: lm.start("v")] + m.group("v")
+
+
+#: An employer left for another, the new one said as where the user is now ("I left Acme, I'm at
+#: Globex now", "i left the infirmary, im at the western general now, same job").
+_LEFT_FOR = re.compile(
+    r"(?:^\W*|\bi(?:'ve| have)? (?:just |finally )?)(?:left|quit) (?:the )?(?P<o>[\w&'’. -]{2,40}?)"
+    r"\s*[,;—–-]+\s*(?:and )?(?:now )?(?:i'?m|im|i am) (?:now )?(?:at|with|working at|working for) "
+    r"(?P<v>(?:the )?[\w&'’.-]+(?: [\w&'’.-]+){0,3}?)(?=\s*(?:now\W*$|now,\s*same\b|[,.;!—–]|$))",
+    re.I,
+)
+
+
+def _left_for(text: str, anchors: dict[Candidate, set[str]]) -> tuple[str, str, str] | None:
+    """The one ``Works at`` line whose employer the user left for another, at the new one. A new
+    employer typed in lower case is taken only when the message says the job is the same ("same
+    job", "same role"), capitalised; one that is no organisation ("at home now") is not."""
+    m = _LEFT_FOR.search(text)
+    if m is None:
+        return None
+    left = _content(m.group("o"))  # every word of what was left names the employer
+    held = [
+        c
+        for c, shared in anchors.items()
+        if c[1].startswith("Works at ") and left and all(_shares(w, shared) for w in left)
+    ]
+    if len(held) != 1:
+        return None
+    new = m.group("v")
+    if new[:1].islower() and not new.lower().startswith("the "):
+        return None
+    if new.lower().startswith("the ") and new[4:5].islower():
+        if not re.search(r"\bsame (?:job|role|position|title)\b", text, re.I):
+            return None
+        new = "the " + " ".join(w.capitalize() for w in new[4:].split())
+    if not is_firm(new):
+        return None
+    kind, line = held[0]
+    return kind, line, "Works at " + new
+
+
+#: A title said anew: alone with "now" ("head chef now!!"), given ("They made me store manager
+#: last week"), or made ("Made partner in May").
+_TITLE_NOW = re.compile(
+    r"^\W*(?:i'?m |im |i am )?(?:now )?(?:an? )?(?P<t>[a-z][a-z -]{2,40}?) now\W*$", re.I
+)
+_TITLE_GIVEN = re.compile(
+    r"(?:^\W*(?:i )?(?:just |finally )?|\b(?:they|management|the company|the board|my boss|my "
+    r"manager) (?:have |has |just |finally )?(?:made|promoted) me (?:to )?(?:an? |the )?)"
+    r"(?:made )?(?P<t>[a-z][a-z-]*(?: [a-z-]+){0,3}?)(?=\s+(?:last|this|in|on|from|since)\b|"
+    r"\s*[,.;!]|\s*$)",
+    re.I,
+)
+
+
+def _retitled(
+    text: str, anchors: dict[Candidate, set[str]], files: Lines
+) -> tuple[str, str, str] | None:
+    """The user's title said anew: the one ``Works as`` line of memory takes it. Said alone with
+    "now", the new title ends in the old one's noun ("head chef" after "sous chef", not "The head
+    chef now is …", someone else's); given or made, it is a title (or a partner of a firm)."""
+    roles = [("USER", ln) for ln in files.get("USER", []) if ln.startswith("Works as ")]
+    if len(roles) != 1 or SOMEONE_ELSE.search(text):
+        return None
+    kind, line = roles[0]
+    old = line[len("Works as ") :]
+    for clause in _CLAUSE.split(text):
+        m = _TITLE_NOW.match(clause)
+        if m and (kind, line) in anchors and m.group("t").split()[-1] == old.split()[-1]:
+            new = m.group("t")
+        else:
+            g = _TITLE_GIVEN.search(clause)
+            given = g is not None and re.search(r"\bmade\b|\bpromoted\b", g.group(0), re.I)
+            new = g.group("t") if g is not None and given else ""
+            # a title given keeps the old one's noun ("store manager" after "assistant manager"),
+            # or is a firm's partner: "they made me team captain" is no job
+            if not (new.lower() == "partner" or new.split()[-1:] == old.split()[-1:]):
+                continue
+        if is_role(new) or new.lower() == "partner":
+            return (kind, line, "Works as " + new.lower()) if new.lower() != old.lower() else None
+    return None
+
+
 def _retired(text: str, anchors: dict[Candidate, set[str]]) -> Candidate | None:
     """The one anchored line a clause of the message takes back, said by the user."""
+    over = _said_over(text, anchors)
+    if over is not None:
+        return over
     if len(anchors) != 1:
         return None
     (kind, line), shared = next(iter(anchors.items()))
@@ -720,10 +953,45 @@ def _retired(text: str, anchors: dict[Candidate, set[str]]) -> Candidate | None:
     for clause in _CLAUSE.split(text):
         if not clause or not _content(clause) & shared or not _takes_back(clause, shared, line):
             continue
-        if _OTHER.search(clause) or _NEGATIVE_LINE.match(line):
+        if SOMEONE_ELSE.search(clause) or _NEGATIVE_LINE.match(line):
             return None
         return kind, line
     return None
+
+
+def _said_over(text: str, anchors: dict[Candidate, set[str]]) -> Candidate | None:
+    """The one anchored line a clause says is over by a shape that names it whole (``_OVER_AFTER``,
+    ``_TAKEN_OFF``): the word named is the line's, and the clause names no other anchored line
+    ("Just shellfish actually — the peanut test came back negative" retires ``Allergic to
+    peanuts``, not ``Allergic to shellfish``). Said of someone else: nothing."""
+    found = set()
+    for clause in _CLAUSE.split(text):
+        if not clause.strip() or SOMEONE_ELSE.search(clause):
+            continue
+        for m in [*_OVER_AFTER.finditer(clause.strip()), *_TAKEN_OFF.finditer(clause.strip())]:
+            group, words = next((g, w) for g, w in m.groupdict().items() if w)
+            word = words.split()[-1]  # "stepped down as team lead": the title's noun
+            hits = [
+                c
+                for c, shared in anchors.items()
+                if _shares(stem(word), shared) and _OVER_LINES[group].match(c[1])
+            ]
+            if len(hits) == 1:
+                found.add(hits[0])
+    return found.pop() if len(found) == 1 else None
+
+
+#: The lines each shape of ``_said_over`` may end: a test clears an allergy or an intolerance, a
+#: part heals a condition, an employer lets go of a job, a post is stepped down from.
+_OVER_LINES = {
+    "w": re.compile(r"^(?:Allergic to |Is .+ intolerant$|Has an? .+ allergy$)"),
+    "p": re.compile(
+        r"^Has (?:an? )?(?:broken|bad|sprained|injured|torn|fractured|sore|dislocated) "
+    ),
+    "e": re.compile(r"^Works (?:at|for) "),
+    "r": re.compile(r"^Works as "),
+    "o": re.compile(r"^(?!Never |Don'?t |Do not |No |Avoid )"),
+}
 
 
 def _takes_back(clause: str, shared: set[str], line: str) -> bool:
@@ -797,7 +1065,35 @@ def _ordinal(old: Value, new: Value) -> str:
 
 
 def _time(old: Value, new: Value) -> str:
-    return new.key if re.fullmatch(r"\d{1,2}:\d{2}", old.text) else new.text
+    if re.fullmatch(r"\d{1,2}:\d{2}", old.text):
+        return new.key
+    m = re.fullmatch(r"\d{1,2}(?::\d{2})?(?P<sp>\s*)(?P<ap>am|pm|a\.m\.|p\.m\.)", old.text, re.I)
+    if m is None:
+        return new.text
+    # said as the line says it: "at 2pm" becomes "at 3pm", not "at three"
+    hour, minute = (int(x) for x in new.key.split(":"))
+    ap = (
+        ("pm" if hour >= 12 else "am")
+        if m.group("ap").islower()
+        else ("PM" if hour >= 12 else "AM")
+    )
+    clock = str(hour % 12 or 12) + (f":{minute:02d}" if minute else "")
+    return f"{clock}{m.group('sp')}{ap}"
+
+
+def _same_half(old: Value, new: Value) -> Value:
+    """A time said without am or pm, at the hour of the two nearer the old time ("Sync's at three
+    now" after 14:00 is 15:00; "at ten now" after 9:30 is 10:00)."""
+    hour, minute = new.key.split(":")
+    if re.search(r"[ap]\.?m\b|\d:\d", new.text, re.I) or int(hour) >= 12:
+        return new
+    held = int(old.key[:2])
+    later = int(hour) + 12
+    return (
+        new
+        if abs(int(hour) - held) <= abs(later - held)
+        else Value(new.type, new.text, f"{later:02d}:{minute}")
+    )
 
 
 def _date(old: Value, new: Value) -> str:

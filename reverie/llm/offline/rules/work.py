@@ -11,7 +11,7 @@ import re
 
 from .core import USER, Filling, rule
 from .lexicon import NOT_NAMES, PEOPLE, ROLES, TIME_WORDS, VAGUE
-from .phrases import OLDTO, PLACE, PROMOTED, VAL, I
+from .phrases import NAME, OLDTO, PLACE, PROMOTED, VAL, I
 from .values import is_firm, is_org, is_place, is_role, is_specific
 
 # longest first; ties in a fixed order, so the pattern's text (and its gate's key) is the same in
@@ -210,6 +210,16 @@ RULES = [
         rf"switched jobs to|moved to a new job at) {PLACE}",
         "Works at {v}",
         {"v": is_org},
+        change=True,
+    ),
+    # "Just started at a new company, Monzo": the new employer named after the noun (never "a new
+    # gym near the office")
+    rule(
+        rf"{_NEW_JOB}(?:joined|started(?: at| with)?) a new (?:company|job|employer|firm|workplace)"
+        rf"\s*[,:—–-]+\s*(?:at |with )?{NAME}(?=\s*(?:[.!;,—–]|$))",
+        "Works at {v}",
+        {"v": is_firm},
+        "correction",
         change=True,
     ),
     rule(
