@@ -501,3 +501,9 @@ def test_recovery_sorts_the_swap_files_an_interrupted_write_left(tmp_path: Path)
     newer = (BASE + "- saved after the crash\n").encode()
     assert left(newer, (BASE + HAND).encode()) == [(BASE + HAND).encode()]
     assert path.read_bytes() == newer
+    for swap in swap_files(path):
+        swap.unlink()
+    # killed while writing its own bytes, before the exchange: the file is the old version, and the
+    # cut-short bytes (none at all, or a start) are no save (a random SIGKILL once emptied the file)
+    for cut in (b"", new[:7]):
+        assert left(old, cut) == [] and path.read_bytes() == old

@@ -646,8 +646,12 @@ def _recover_swaps(target: Path, path: str, old: bytes | None, new: bytes | None
         if data is None or data in (old, new, disk):
             kept.unlink(missing_ok=True)
             continue
+        if new is not None and disk != new and new.startswith(data):
+            # its own bytes, cut short by a kill before the exchange (the file was never replaced)
+            kept.unlink(missing_ok=True)
+            continue
         wanted = _merged(old, new, data, path) if new is not None else data
-        if disk in (old, new):
+        if disk == new or (new is None and disk == old):  # the exchange took it off the file
             log.warning(
                 "finishing an interrupted commit: a save of %s it had taken off the file is put "
                 "back (it will be committed as manual)",
