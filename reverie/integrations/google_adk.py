@@ -21,7 +21,7 @@ What each call does:
   history entry holds would be cut) does not keep the others out: they are stored, then
   ``ValueError`` names each one refused and why.
 - ``search_memory(app_name, user_id, query)``: an empty query finds nothing (as ADK's own services
-  answer); else its first 2,000 characters (``_tools.MAX_QUERY_CHARS``), by Recall over that
+  answer); else its first 2,000 characters (``Memory.MAX_QUERY_CHARS``), by Recall over that
   scope's memory files, archive, history and conversations, made clean for a model
   (``Memory.search_memory``: no internal marks, never the assistant's own replies); each a
   ``MemoryEntry`` whose ``id`` is the memory's id, whose ``timestamp`` is ISO 8601 (as ADK's own
@@ -69,7 +69,6 @@ from .. import memory as _front_door
 from ..errors import ReverieError
 from ..memory import Memory, offload
 from ..text.memline import line_key
-from . import _tools
 
 __all__ = ["ReverieMemoryService", "EVENT_KEY", "SEARCH_LIMIT"]
 
@@ -188,7 +187,7 @@ class ReverieMemoryService(BaseMemoryService):
                 return SearchMemoryResponse()
             # ADK's preload_memory searches with the user's whole message: its start is searched
             # (Recall's work grows with a query's length), as the memory tools bound a query
-            found = await memory.asearch_memory(query[: _tools.MAX_QUERY_CHARS], limit=SEARCH_LIMIT)
+            found = await memory.asearch_memory(query[: Memory.MAX_QUERY_CHARS], limit=SEARCH_LIMIT)
         entries = [
             MemoryEntry(
                 content=types.Content(role="user", parts=[types.Part(text=item.memory)]),

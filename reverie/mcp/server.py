@@ -76,7 +76,7 @@ DATA_NOTICE = (
 )
 
 #: Bounds on what a call may carry (the JSON schema states them, so a client's model sees them too).
-MAX_QUERY_CHARS = 2_000
+MAX_QUERY_CHARS = Memory.MAX_QUERY_CHARS
 MAX_REMEMBER_CHARS = DEFAULT_MAX_ENTRY_CHARS  # one history entry's most (Memory.remember)
 MAX_SESSION_KEY_CHARS = 120
 MAX_DIFF_CHARS = 200_000

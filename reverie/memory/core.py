@@ -36,7 +36,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, ParamSpec, TypeVar, overload
 
 from ..errors import (
     CommandError,
@@ -200,6 +200,10 @@ def _expand(path: str | os.PathLike[str] | Workspace | None) -> Workspace | Path
 class Memory(MemoryVerbs):
     """One workspace's memory and every verb on it. Cheap to create: each service is built on first
     use."""
+
+    #: The longest query a search surface passes on (MCP, the adapters' tools): a query is a few
+    #: words, and Recall's work grows with its length (a megabyte takes seconds).
+    MAX_QUERY_CHARS: ClassVar[int] = 2_000
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime

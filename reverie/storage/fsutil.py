@@ -79,14 +79,14 @@ def open_regular(path: Path | str, flags: int, mode: int = 0o644) -> int:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise OSError(
-                errno.ELOOP, f"{path} is a symbolic link; refusing to write through it", str(path)
+                errno.ELOOP, f"{path} is a symbolic link; refusing to open it", str(path)
             ) from None
         raise
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise OSError(
-                errno.EINVAL, f"{path} is not a regular file; refusing to write to it", str(path)
+                errno.EINVAL, f"{path} is not a regular file; refusing to open it", str(path)
             )
         if flags & os.O_NONBLOCK == 0:
             os.set_blocking(fd, True)
