@@ -329,6 +329,69 @@ def test_a_file_held_open_for_writing_stays_where_its_writes_land(
     assert gs.file_at("HEAD", USER) == BASE + HAND
 
 
+def no_lease(fd: int, timeout: float) -> None:
+    """``fsutil._lease`` where none is granted: not the file's owner, NFS, a FUSE file system."""
+    return None
+
+
+def no_exchange(*args: Any) -> int:
+    """``fsutil._renameat2`` on an old kernel (or macOS, where the C library has no such call)."""
+    ctypes.set_errno(errno.ENOSYS)
+    return -1
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["no lease", "no exchange", "neither"],
+)
+def test_a_writer_holding_the_file_open_keeps_its_save_without_a_lease_or_the_exchange(
+    gs: GitStore, workspace: Workspace, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """An editor that opened the file in place before the commit (``r+``: nothing written yet, so
+    its bytes are still the ones Reverie read) and writes after it. Where no read lease is
+    granted, ``/proc`` says the file is still open for writing; where the exchange is not
+    available, a second name is kept on the replaced file until that is known. Either way its
+    file goes back on the name and its save lands there, not in a file nobody reads (it was lost
+    on both paths)."""
+    monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
+    if where in ("no lease", "neither"):
+        monkeypatch.setattr(fsutil, "_lease", no_lease)
+    if where in ("no exchange", "neither"):
+        monkeypatch.setattr(fsutil, "_renameat2", no_exchange)
+    path = workspace.root / USER
+    editor = open(path, "r+")  # noqa: SIM115 (held open across the commit on purpose)
+    try:
+        gs.commit("dream: learn", kind="dream", files={USER: DREAMT}, base={USER: BASE})
+        editor.seek(0, os.SEEK_END)
+        editor.write(HAND)
+    finally:
+        editor.close()
+    assert path.read_text() == BASE + HAND
+    assert gs.file_at("HEAD", USER) == DREAMT
+    assert not swap_files(path)
+    gs.commit("manual", kind="manual")
+    assert gs.file_at("HEAD", USER) == BASE + HAND
+
+
+def test_without_a_lease_a_finished_save_is_merged_and_nothing_waits(
+    gs: GitStore, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a lease and without the exchange, an ordinary commit with nobody writing the file
+    still replaces it (no wait, no file left beside it), and a save made in place before the
+    replace is merged as with them."""
+    monkeypatch.setattr(fsutil, "_lease", no_lease)
+    monkeypatch.setattr(fsutil, "_renameat2", no_exchange)
+    path = workspace.root / USER
+    gs.commit("dream: learn", kind="dream", files={USER: DREAMT}, base={USER: BASE})
+    assert path.read_text() == DREAMT and not swap_files(path)
+    after_head_moves(monkeypatch, lambda: save_in_place(path, DREAMT + HAND))
+    gs.commit(
+        "dream: again", kind="dream", files={USER: "# User\n- likes tea\n"}, base={USER: DREAMT}
+    )
+    assert path.read_text() == "# User\n- likes tea\n" + HAND
+    assert not swap_files(path)
+
+
 def test_deleting_keeps_a_save(gs: GitStore, workspace: Workspace) -> None:
     path = workspace.root / USER
     targets = writer_module.ResolvedPaths(workspace)

@@ -61,6 +61,7 @@ from dulwich.refs import Ref
 from ..errors import GitStoreError, MergeConflictError, WorkspaceError
 from ..storage.fsutil import (
     Seen,
+    held_open,
     open_regular,
     read_bytes_or_none,
     read_seen,
@@ -504,7 +505,7 @@ def remove_stale_locks(
                 "lock %s left alone: %s; remove it once no git command is running", path, why
             )
         return
-    held = _open_elsewhere(present)  # this host's processes only
+    held = held_open(present, others=True) or set()  # this host's processes only
     now = time.time()
     for path in present:
         if path in held:
@@ -545,33 +546,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True  # someone else's process
     return True
-
-
-def _open_elsewhere(paths: list[Path]) -> set[Path]:
-    """Which of ``paths`` some other process has open (Linux ``/proc``; elsewhere nothing can be
-    seen, and the recorded writer being dead is the whole check). Costly (every process's
-    descriptors), so only recovery calls it."""
-    wanted = {os.path.realpath(p): p for p in paths}
-    found: set[Path] = set()
-    me = str(os.getpid())
-    try:
-        pids = [d for d in os.listdir("/proc") if d.isdigit() and d != me]
-    except OSError:
-        return found
-    for pid in pids:
-        fd_dir = f"/proc/{pid}/fd"
-        try:
-            fds = os.listdir(fd_dir)
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                target = os.readlink(f"{fd_dir}/{fd}")
-            except OSError:
-                continue
-            if target in wanted:
-                found.add(wanted[target])
-    return found
 
 
 def recover_transaction(

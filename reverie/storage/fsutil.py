@@ -29,6 +29,7 @@ import signal
 import stat
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -44,6 +45,7 @@ __all__ = [
     "open_regular",
     "write_all",
     "fsync_dir",
+    "held_open",
     "read_bytes_or_none",
     "read_text_lossy",
     "decode_lossy",
@@ -283,9 +285,7 @@ def replace_if_unchanged(
         except OSError as exc:
             if exc.errno not in _NO_EXCHANGE:
                 raise
-            os.replace(tmp, path)
-            fsync_dir(path.parent)
-            return "replaced"
+            return _replace_keeping(tmp, path, seen)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -296,6 +296,43 @@ def replace_if_unchanged(
         tmp.unlink(missing_ok=True)
         return found
     _put_back(tmp, path, data, kept)
+    return found
+
+
+def _replace_keeping(tmp: Path, path: Path, seen: Seen) -> Outcome:
+    """``replace_if_unchanged`` where the exchange is not available: a second name (a hard link)
+    is kept on the displaced file through an ordinary rename of ``tmp`` over ``path``, so a program
+    still writing it in place is seen (``_compare``) and its file is renamed back over ``path``
+    rather than unlinked under its writes. That rename back is checked by ``stat`` (a save landing
+    between the check and it is the one case lost); without hard links, the plain rename."""
+    aside = path.parent / f".{path.name}.swap-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        os.link(path, aside, follow_symlinks=False)
+    except FileNotFoundError:  # removed in between
+        tmp.unlink()
+        return "changed"
+    except OSError:  # a file system without hard links
+        os.replace(tmp, path)
+        fsync_dir(path.parent)
+        return "replaced"
+    try:
+        ours = _stamp(os.lstat(tmp))
+        if _stamp_of(path) != seen.stamp:  # saved in between
+            tmp.unlink()
+            aside.unlink()
+            return "changed"
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        aside.unlink(missing_ok=True)
+        raise
+    found = _compare(aside, seen)
+    if found != "replaced" and _stamp_of(path) == ours:
+        os.replace(aside, path)  # back where its writes land
+    elif found != "replaced":
+        log.warning("%s: a version of it saved in the same instant is kept in %s", path, aside)
+    fsync_dir(path.parent)
+    aside.unlink(missing_ok=True)
     return found
 
 
@@ -341,13 +378,17 @@ def _compare(displaced: Path, seen: Seen) -> Outcome:
     fd = os.open(displaced, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     try:
         leased = _lease(fd, SETTLE_SECONDS)
-        if leased is False:
+        # no lease (not the file's owner, a file system without them): /proc says who writes it
+        watched = _no_writer(displaced, SETTLE_SECONDS) if leased is None else None
+        if leased is False or watched is False:
             return "busy"
         chunks = []
         while chunk := os.read(fd, 1 << 16):
             chunks.append(chunk)
-        # a program opening the file for writing during the read breaks the lease
-        untouched = not leased or fcntl.fcntl(fd, fcntl.F_GETLEASE) == fcntl.F_RDLCK
+        if leased:  # a program opening the file for writing during the read breaks the lease
+            untouched = fcntl.fcntl(fd, fcntl.F_GETLEASE) == fcntl.F_RDLCK
+        else:
+            untouched = not watched or _no_writer(displaced, 0.0) is not False
         same = b"".join(chunks) == seen.data and _stamp(os.fstat(fd)) == seen.stamp
         return "replaced" if same and untouched else "changed"
     finally:
@@ -417,6 +458,75 @@ def _lease(fd: int, timeout: float) -> bool | None:
                 continue
             return False
         return True
+
+
+def _no_writer(path: Path, timeout: float) -> bool | None:
+    """``_lease`` where no lease is granted: True once no process of this host has ``path`` open
+    for writing (waiting up to ``timeout`` for one to close it), False when one still has, None
+    where ``/proc`` cannot say."""
+    deadline = time.monotonic() + timeout
+    while True:
+        held = held_open([path], writing=True)
+        if held is None:
+            return None
+        if not held:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+
+
+def held_open(
+    paths: Iterable[Path], *, writing: bool = False, others: bool = False
+) -> set[Path] | None:
+    """Which of ``paths`` a process of this host has open (``writing``: open for writing;
+    ``others``: not counting this process), from Linux's ``/proc`` (the file each descriptor is
+    open on, by its identity, not its name, which a rename or a hard link changes; and its
+    ``fdinfo`` flags); None where ``/proc`` says nothing (another system). Costly (every
+    process's descriptors are listed), so only the rare steps that need it call it."""
+    wanted: dict[tuple[int, int], Path] = {}
+    for p in paths:
+        try:
+            st = os.stat(p, follow_symlinks=False)
+        except OSError:
+            continue
+        wanted[st.st_dev, st.st_ino] = Path(p)
+    me = str(os.getpid())
+    try:
+        pids = [d for d in os.listdir("/proc") if d.isdigit() and not (others and d == me)]
+    except OSError:
+        return None
+    if not pids:
+        return None
+    found: set[Path] = set()
+    for pid in pids:
+        fd_dir = f"/proc/{pid}/fd"
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            continue  # gone, or another user's
+        for fd in fds:
+            try:
+                st = os.stat(f"{fd_dir}/{fd}")  # the open file itself, by whatever name
+            except OSError:
+                continue
+            path = wanted.get((st.st_dev, st.st_ino))
+            if path is not None and (not writing or _writable(pid, fd)):
+                found.add(path)
+    return found
+
+
+def _writable(pid: str, fd: str) -> bool:
+    """Whether descriptor ``fd`` of process ``pid`` is open for writing (its ``fdinfo`` flags;
+    True when they cannot be read: assume the worst)."""
+    try:
+        with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("flags:"):
+                    return int(line.split()[1], 8) & os.O_ACCMODE != os.O_RDONLY
+    except (OSError, ValueError):
+        pass
+    return True
 
 
 def read_bytes_or_none(path: Path | str) -> bytes | None:
