@@ -26,6 +26,7 @@ __all__ = [
     "datasync",
     "repair_torn_tail",
     "write_all",
+    "append_whole",
     "last_line_start",
     "next_line_start",
     "read_line",
@@ -84,6 +85,23 @@ def repair_torn_tail(
     if fsync:
         os.fsync(fd)
     return True
+
+
+def append_whole(fd: int, data: bytes) -> None:
+    """Append ``data`` (whole lines) to the file open on ``fd`` (``O_APPEND``, readable and
+    writable, under the writer lock): all of it, or on a failed write (a full disk, a file size
+    limit, a signal's exception) nothing: what part of it did reach the file is cut off again
+    before the error goes on, so no torn line is left for the next append to move aside."""
+    size = os.fstat(fd).st_size
+    try:
+        write_all(fd, data)
+    except BaseException:
+        try:
+            if os.fstat(fd).st_size > size:
+                os.ftruncate(fd, size)
+        except OSError:
+            pass  # the torn tail stays: the next append's repair moves it aside
+        raise
 
 
 def last_line_start(fd: int, size: int) -> int:

@@ -72,6 +72,7 @@ from ..errors import CursorError, HistoryError
 from ..text.safety import unusable_key
 from .appendlog import (
     MAX_LINE_BYTES,
+    append_whole,
     datasync,
     iter_lines,
     iter_lines_backward,
@@ -387,7 +388,7 @@ class HistoryLog:
                         HistoryEntry(first + i, stamp, text, session_key, dict(x or {})).to_json()
                         for i, (text, x) in enumerate(zip(texts, extras))
                     )
-                    write_all(fd, line)
+                    append_whole(fd, line)
                     if self.fsync:
                         datasync(fd)
                     st = os.fstat(fd)
@@ -578,7 +579,7 @@ class HistoryLog:
                 line = HistoryEntry(
                     cursor, entry.timestamp, entry.content, entry.session_key, extra
                 ).to_json()
-                write_all(fd, line)
+                append_whole(fd, line)
                 self._note_issued(os.fstat(fd).st_ino, cursor)
                 requeued.append(entry.cursor)
             if requeued:

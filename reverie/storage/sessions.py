@@ -81,6 +81,7 @@ import orjson
 from ..errors import SessionError
 from ..text.dates import parse_timestamp
 from ..text.safety import printable, unusable_key
+from .appendlog import append_whole
 from .fsutil import atomic_write, open_regular
 from .history import repair_torn_tail, write_all
 from .locking import Lock, lock_path
@@ -600,29 +601,38 @@ class SessionStore:
         path = self._path_of(session)
         line = orjson.dumps(stored) + b"\n"
         with self.locked(path):
-            if not os.path.lexists(path):
-                # A new file appears whole, its metadata line and first message in it (temp, fsync,
-                # rename): a reader never finds it empty or half-written.
-                session.updated_at = _now()
-                atomic_write(path, session.metadata_line() + line, fsync=self.fsync)
-                session.messages.append(stored)
-                return stored
-            fd = open_regular(path, os.O_RDWR | os.O_APPEND)
             try:
-                if os.fstat(fd).st_size == 0:
-                    # An empty file (another tool's) starts with its metadata line, in the same
-                    # single write as the first message.
-                    session.updated_at = _now()
-                    line = session.metadata_line() + line
-                else:
-                    repair_torn_tail(fd, path, _torn(path), _is_line, fsync=self.fsync)
-                write_all(fd, line)
-                if self.fsync:
-                    os.fsync(fd)
-            finally:
-                os.close(fd)
+                self._append_locked(session, path, line)
+            except OSError as exc:  # a full disk, a read-only one: the file is as it was
+                raise SessionError(f"cannot append to {path}: {exc.strerror or exc}") from exc
         session.messages.append(stored)
         return stored
+
+    def _append_locked(self, session: Session, path: Path, line: bytes) -> None:
+        if not os.path.lexists(path):
+            # A new file appears whole, its metadata line and first message in it (temp, fsync,
+            # rename): a reader never finds it empty or half-written.
+            updated, session.updated_at = session.updated_at, _now()
+            try:
+                atomic_write(path, session.metadata_line() + line, fsync=self.fsync)
+            except BaseException:
+                session.updated_at = updated
+                raise
+            return
+        fd = open_regular(path, os.O_RDWR | os.O_APPEND)
+        try:
+            if os.fstat(fd).st_size == 0:
+                # An empty file (another tool's) starts with its metadata line, in the same
+                # single write as the first message.
+                session.updated_at = _now()
+                line = session.metadata_line() + line
+            else:
+                repair_torn_tail(fd, path, _torn(path), _is_line, fsync=self.fsync)
+            append_whole(fd, line)
+            if self.fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def save_offset(self, session: Session, last_consolidated: int) -> None:
         """Record that the first ``last_consolidated`` messages are consolidated (atomic rewrite
