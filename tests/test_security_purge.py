@@ -220,3 +220,40 @@ def test_the_index_is_rebuilt_without_the_string_even_when_only_it_might_keep_it
     assert again.stdout.count("\n") == 1 and "nothing to purge" in again.stdout
     assert "search index was rebuilt" in again.stdout
     assert (workspace.root / "memory" / ".index.sqlite").is_file()
+
+
+def test_a_string_found_nowhere_waits_for_no_dream_and_still_leaves_the_index(
+    workspace, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A string that is only in the search index (a conversation file deleted by hand after it
+    was indexed; an index may also keep the bytes of rows it deleted): nothing of memory holds it,
+    so the purge rewrites nothing and does not wait for a running Dream (it used to wait 30 s
+    and fail), yet the index is rebuilt without it. A text that cannot be in memory (a lone
+    surrogate) is refused in one line, not a ``TypeError`` from deep inside."""
+    import reverie
+    from reverie.dream.lock import RunLock
+    from reverie.operations import purge as purge_module
+
+    monkeypatch.setattr(purge_module, "_LOCK_TIMEOUT", 0.5)
+    with reverie.open(workspace.root) as memory:
+        memory.init()
+        memory.record("chat", [{"role": "user", "content": f"the vault phrase is {LEAK}"}])
+        memory.reindex()
+        for conversation in (workspace.root / "sessions").rglob("*.jsonl"):
+            conversation.unlink()  # by hand: the index still holds it
+        assert LEAK.encode() in _index_bytes(workspace)
+        dream = RunLock(workspace.state_dir)
+        assert dream.try_acquire()
+        try:
+            result = memory.purge(LEAK)
+        finally:
+            dream.release()
+        assert not result.plan.found and result.rewrite.head is None and result.files == ()
+        rebuilt = _index_bytes(workspace)
+        assert rebuilt and LEAK.encode() not in rebuilt
+        with pytest.raises(WorkspaceError, match="not UTF-8"):
+            memory.plan_purge("abcd\ud800")
+        with pytest.raises(WorkspaceError, match="not UTF-8"):
+            memory.purge("abcd\ud800")
+        with pytest.raises(WorkspaceError, match="must be a string, not bytes"):
+            memory.purge(b"abcdef")  # type: ignore[arg-type]

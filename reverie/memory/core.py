@@ -820,7 +820,9 @@ class Memory(MemoryVerbs):
         from ..operations.purge import purge
 
         result = purge(self.runtime.store, self.runtime.git, text, check=check)
-        self.runtime.sync_index()  # the index was deleted with the string: rebuilt from the files
+        # the index was deleted with the string, or (found nowhere else) may keep it in the bytes
+        # of rows it deleted: rebuilt from the files either way
+        self.runtime.sync_index(rebuild=not result.plan.found)
         return result
 
     apurge = twin(purge)

@@ -187,10 +187,12 @@ class Runtime:
         dream.after_commit = self.sync_index
         return dream
 
-    def sync_index(self) -> None:
+    def sync_index(self, *, rebuild: bool = False) -> None:
         """After a write: bring the search index file up to date with the files, so queries read it
         as it is (queries never write it: a stale one costs them a private copy, see
-        ``reverie.recall.index``). Best effort: a failure is logged, and loses nothing."""
+        ``reverie.recall.index``); ``rebuild``: drop it and build it again from the files (no
+        embedding: that is ``Memory.reindex``'s). Best effort: a failure is logged, and loses
+        nothing."""
         import sqlite3
 
         from ..errors import ReverieError
@@ -203,7 +205,10 @@ class Runtime:
         try:
             if recall is None:
                 recall = Recall.for_store(self.store)
-            recall.sync()
+            if rebuild:
+                recall.rebuild()
+            else:
+                recall.sync()
         except (ReverieError, OSError, sqlite3.Error) as exc:
             _log.warning("the search index was not updated (%s); queries read the files", exc)
         finally:

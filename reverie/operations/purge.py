@@ -18,8 +18,9 @@ goes:
   atomically, JSON files in their string values only (``reverie.security.scrub`` says what is
   replaced in which format);
 - the search index ``memory/.index.sqlite`` (or its copy under ``memory.search.indexDir``) is
-  derived data: deleted, then rebuilt from the cleaned files (``Memory.purge``). It is deleted even
-  when the string is found nowhere else, since an index can keep the bytes of rows it deleted.
+  derived data: deleted, then rebuilt from the cleaned files (``Memory.purge``). It is rebuilt even
+  when the string is found nowhere else, since an index can keep the bytes of rows it deleted; that
+  purge rewrites nothing, so it takes no lock and waits for no Dream.
 
 Files elsewhere in the workspace that hold the string (``reverie.json``, your own notes) are listed
 as not changed: they are not memory. Order and recovery: the plain files first, then the repository;
@@ -44,6 +45,7 @@ from ..security.secrets import scan
 from ..storage.fsutil import atomic_write
 from ..storage.locking import is_lock_file
 from ..storage.sessions import SessionStore
+from ..text.utf8 import undecodable
 
 if TYPE_CHECKING:
     from ..gitstore import GitStore
@@ -116,7 +118,15 @@ def describe(text: str) -> str:
 
 
 def _check(text: str) -> bytes:
-    if not isinstance(text, str) or len(text) < MIN_LENGTH:
+    """``text`` as the bytes to look for, once it is a string that can be in memory: at least
+    ``MIN_LENGTH`` characters, not part of the marker, and UTF-8 (a lone surrogate is never
+    stored: ``reverie.text.safety.unstorable``), else ``WorkspaceError``."""
+    if not isinstance(text, str):
+        raise WorkspaceError(f"the text to purge must be a string, not {type(text).__name__}")
+    why = undecodable(text)
+    if why is not None:
+        raise WorkspaceError(f"the text to purge is {why}: send it as UTF-8 text")
+    if len(text) < MIN_LENGTH:
         raise WorkspaceError(
             f"the text to purge must be at least {MIN_LENGTH} characters "
             "(it would match everywhere)"
@@ -125,7 +135,7 @@ def _check(text: str) -> bytes:
         raise WorkspaceError(
             f"cannot purge {text!r}: it is part of the replacement marker {REPLACEMENT}"
         )
-    return text.encode("utf-8", errors="surrogatepass")
+    return text.encode("utf-8")
 
 
 def _walk(root: Path) -> Iterator[Path]:
@@ -186,7 +196,19 @@ def purge(
     what it reads cannot change before the rewrite; raising from it leaves everything as it was.
     A caller that may purge only while what it found still holds (an adapter erasing one memory's
     text, never another's that shares it) checks there.
+
+    A string found nowhere in memory (``PurgePlan.found`` is False) has nothing to rewrite: no
+    lock is taken and nothing is changed, so a running Dream is not waited for; the result's
+    ``rewrite.head`` is None, and the caller rebuilds the search index, the one place it may be
+    (``Memory.purge``).
     """
+    from ..gitstore.purge import HistoryRewrite  # plan_purge has imported dulwich already
+
+    plan = plan_purge(store, git, text)
+    if not plan.found:
+        if check is not None:
+            check(plan)
+        return PurgeResult(plan, HistoryRewrite(plan.history, 0, None), ())
     # Dream holds what it read in memory for a whole run: purging under it could see the string
     # re-committed.
     with dream_run_lock(store.workspace.state_dir, "purge", _LOCK_TIMEOUT):
