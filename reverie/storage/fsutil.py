@@ -259,12 +259,15 @@ def replace_if_unchanged(
     and the exchange — a second exchange puts it back at once, so ``path`` shows a version without
     the person's save only for the span of two renames. A program that writes the file in place
     (open, write, close, no rename) and still has the displaced file open is waited for, up to
-    ``SETTLE_SECONDS`` (a Linux read lease is refused while a writer holds the file open), and its
-    file is put back too. The temp file is named ``.<name>.swap-<pid>-*``: after a crash it may
-    hold what the exchange took off, so it is never swept away as an unfinished write (see
+    ``SETTLE_SECONDS`` (a Linux read lease is refused while a writer holds the file open; where no
+    lease is granted, ``/proc`` says who has it open for writing: ``held_open``), and its file is
+    put back too. The temp file is named ``.<name>.swap-<pid>-*``: after a crash it may hold what
+    the exchange took off, so it is never swept away as an unfinished write (see
     ``reverie.gitstore.writer``). Where the exchange is not available (another system, an old
-    kernel, a file system without it) the check is a ``stat`` just before an ordinary rename: the
-    same result except for a save landing between the two.
+    kernel, a file system without it) the check is a ``stat`` just before an ordinary rename, and a
+    hard link keeps the displaced file under the swap name for the same checks
+    (``_replace_keeping``): the same result except for a rename save landing between the check
+    and a rename.
 
     A save landing between the two exchanges (on ``data``, for that instant on ``path``) comes off
     with the second: its file stays on disk, appended to ``kept`` for the caller to merge and
