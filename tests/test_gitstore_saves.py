@@ -373,6 +373,33 @@ def test_a_writer_holding_the_file_open_keeps_its_save_without_a_lease_or_the_ex
     assert gs.file_at("HEAD", USER) == BASE + HAND
 
 
+def test_without_the_exchange_a_save_renamed_over_the_put_back_keeps_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the exchange, the displaced file is renamed back only while the name still holds
+    Reverie's version: a save renamed over it in that instant stays on the name, and the displaced
+    file (where the in-place writer's bytes land) stays beside it, named in a warning."""
+    monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
+    monkeypatch.setattr(fsutil, "_renameat2", no_exchange)
+    path = tmp_path / USER
+    path.write_text(BASE)
+    seen = fsutil.read_seen(path)
+    real_compare = fsutil._compare
+
+    def compare_then_save(displaced: Path, seen: fsutil.Seen) -> fsutil.Outcome:
+        found = real_compare(displaced, seen)
+        save_by_rename(path, BASE + "- renamed over\n")
+        return found
+
+    monkeypatch.setattr(fsutil, "_compare", compare_then_save)
+    with open(path, "r+") as editor:
+        assert fsutil.replace_if_unchanged(path, DREAMT.encode(), seen) == "busy"
+        editor.seek(0, os.SEEK_END)
+        editor.write(HAND)
+    assert path.read_text() == BASE + "- renamed over\n"
+    assert [p.read_text() for p in swap_files(path)] == [BASE + HAND]
+
+
 def test_without_a_lease_a_finished_save_is_merged_and_nothing_waits(
     gs: GitStore, workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -330,12 +330,13 @@ def _replace_keeping(tmp: Path, path: Path, seen: Seen) -> Outcome:
         aside.unlink(missing_ok=True)
         raise
     found = _compare(aside, seen)
-    if found != "replaced" and _stamp_of(path) == ours:
+    if found == "replaced":
+        aside.unlink(missing_ok=True)
+    elif _stamp_of(path) == ours:
         os.replace(aside, path)  # back where its writes land
-    elif found != "replaced":
+    else:  # a save renamed over ours meanwhile: it stays, and so does the displaced version
         log.warning("%s: a version of it saved in the same instant is kept in %s", path, aside)
     fsync_dir(path.parent)
-    aside.unlink(missing_ok=True)
     return found
 
 
