@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from reverie.errors import UnsafePathError
 from reverie.gitstore import GitStore
 from reverie.gitstore import writer as writer_module
 from reverie.storage import fsutil
@@ -482,6 +483,7 @@ def test_without_the_exchange_commits_fall_back_to_a_rename(
 
 AUDITED = """
 import os, sys
+from reverie.errors import UnsafePathError
 from reverie.gitstore import GitStore
 from reverie.storage.fsutil import RENAME2_EVENT
 from reverie.storage.workspace import Workspace
@@ -597,3 +599,44 @@ def test_recovery_sorts_the_swap_files_an_interrupted_write_left(tmp_path: Path)
     # cut-short bytes (none at all, or a start) are no save (a random SIGKILL once emptied the file)
     for cut in (b"", new[:7]):
         assert left(old, cut) == [] and path.read_bytes() == old
+
+
+def _commit_killed_after_the_second_name(ws: Path) -> None:  # pragma: no cover - the child
+    fsutil._renameat2 = no_exchange  # type: ignore[assignment]
+    real_link = os.link
+
+    def link_then_die(src: Any, dst: Any, **kwargs: Any) -> None:
+        real_link(src, dst, **kwargs)
+        if ".swap-" in str(dst):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    fsutil.os.link = link_then_die  # type: ignore[assignment]
+    GitStore(Workspace(ws)).commit(
+        "dream: learn", kind="dream", files={USER: DREAMT}, base={USER: BASE}
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_kill_while_the_replaced_file_has_its_second_name_is_recovered(
+    gs: GitStore, workspace: Workspace, forked: Callable[[Callable[[], None]], int]
+) -> None:
+    """Without the exchange, the file being replaced has two names for an instant (its own and
+    the ``.swap-*`` one). A reader in that instant, and the recovery after a SIGKILL there, used to
+    be refused ("has 2 hard links"): the commit was never rolled forward and every later write of
+    the file failed. A second name that is the file's own swap sibling is no share: it passes, and
+    recovery removes it and rolls the commit forward (found by the crash harness run without the
+    exchange)."""
+    path = workspace.root / USER
+    gs.close()
+    assert forked(lambda: _commit_killed_after_the_second_name(workspace.root)) == -signal.SIGKILL
+    assert os.stat(path).st_nlink == 2  # its own name and the second one
+    assert sorted(p.read_text() for p in swap_files(path)) == sorted([BASE, DREAMT])  # and ours
+    assert workspace.resolve(USER) == path  # not refused as a file shared with another place
+    g = GitStore(workspace)
+    g.ensure()  # recovery
+    assert path.read_text() == DREAMT and g.file_at("HEAD", USER) == DREAMT
+    assert not swap_files(path) and os.stat(path).st_nlink == 1
+    outside = workspace.root.parent / "elsewhere.md"
+    os.link(path, outside)  # a real share is still refused
+    with pytest.raises(UnsafePathError, match="2 hard links"):
+        workspace.resolve(USER)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
+import glob
 import logging
 import os
 import secrets
@@ -46,6 +47,7 @@ __all__ = [
     "write_all",
     "fsync_dir",
     "held_open",
+    "swap_links_only",
     "read_bytes_or_none",
     "read_text_lossy",
     "decode_lossy",
@@ -338,6 +340,22 @@ def _replace_keeping(tmp: Path, path: Path, seen: Seen) -> Outcome:
         log.warning("%s: a version of it saved in the same instant is kept in %s", path, aside)
     fsync_dir(path.parent)
     return found
+
+
+def swap_links_only(path: Path, st: os.stat_result) -> bool:
+    """Whether every other name of the file at ``path`` (``st``: its ``lstat``) is one of its own
+    ``.<name>.swap-*`` siblings: the second name a replace without the exchange keeps on the file it
+    takes off, for an instant or, after a kill, until recovery (``_replace_keeping``). Such a file
+    is shared with no other place, so the workspace's refusal of hard links lets it pass."""
+    links = 1
+    for kept in path.parent.glob(f".{glob.escape(path.name)}.swap-*"):
+        try:
+            other = os.lstat(kept)
+        except OSError:
+            continue
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            links += 1
+    return links == st.st_nlink
 
 
 def _create(tmp: Path, path: Path) -> bool:

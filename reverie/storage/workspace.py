@@ -31,7 +31,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import UnsafePathError, WorkspaceError
-from .fsutil import atomic_write, decode_lossy
+from .fsutil import atomic_write, decode_lossy, swap_links_only
 
 __all__ = [
     "Workspace",
@@ -243,7 +243,7 @@ class Workspace:
                     f"{rel!r} in {self.root} is not a regular file (a FIFO, socket or device): "
                     "move it aside"
                 )
-            if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and not swap_links_only(candidate, st):
                 # a hard link shares the file with another place (another user's workspace):
                 # reading or appending through it would cross that boundary
                 raise UnsafePathError(
