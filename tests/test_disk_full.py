@@ -1,7 +1,8 @@
 """A disk that fills up (here a file size limit, ``RLIMIT_FSIZE``: the same ``write`` failing part
-way as on a full disk) while a ``Memory`` verb appends: the verb fails with one typed error, and the
-file it appended to is left as it was — no torn line for the next append to move aside, no entry
-half written.
+way as on a full disk) while a ``Memory`` verb writes: the verb fails with one typed error. An
+append leaves its file as it was — no torn line for the next append to move aside, no entry half
+written. A memory file that cannot be written once its commit moved HEAD keeps its previous
+version, the error says so, and the next write finishes the commit before its own.
 
 In a process of its own: the limit and ``SIGXFSZ`` ignored are the whole process's."""
 
@@ -16,6 +17,7 @@ CHILD = r"""
 import json, resource, signal, sys
 from pathlib import Path
 import reverie
+from reverie import content_id
 from reverie.errors import ReverieError
 
 root = Path(sys.argv[1])
@@ -43,10 +45,19 @@ def attempt(name, verb):
 attempt("remember", lambda: m.remember("I live in Lyon " + "x" * 600))
 attempt("record", lambda: m.record("chat", [{"role": "user", "content": "y" * 600}]))
 attempt("record new", lambda: m.record("other", [{"role": "user", "content": "z" * 600}]))
+notes = m.read("memory/MEMORY.md")
+facts = "".join(f"- fact {i} about the garden shed\n" for i in range(60))
+attempt("write", lambda: m.write("memory/MEMORY.md", notes + facts, base=content_id(notes)))
+out["memory file unchanged"] = m.read("memory/MEMORY.md") == notes
 out["history unchanged"] = history.read_bytes() == before["history"]
 out["session unchanged"] = session.read_bytes() == before["session"]
 resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
 m.remember("I live in Paris")
+read = m.read("memory/MEMORY.md")  # queries never write: still the previous version
+m.write("memory/MEMORY.md", read + "- one more\n", base=content_id(read))  # finishes the commit
+out["memory file"] = m.read("memory/MEMORY.md")
+out["committed"] = m.committed("memory/MEMORY.md")
+out["expected"] = notes + facts + "- one more\n"
 m.record("chat", [{"role": "user", "content": "bye"}])
 out["left aside"] = sorted(p.name for p in root.rglob("*.torn"))
 out["history"] = [e.content for e in m.history()]
@@ -66,10 +77,14 @@ def test_a_failed_append_leaves_the_file_as_it_was_and_says_so_in_one_typed_erro
     )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.splitlines()[-1])
+    assert out["write"][0] == "GitStoreError" and "committed as" in out["write"][1]
+    assert out["memory file unchanged"]
+    assert out["memory file"] == out["committed"]  # the failed commit finished, this one over it
+    assert sorted(out["memory file"].splitlines()) == sorted(out["expected"].splitlines())
     assert out["remember"][0] == "HistoryError"
     assert out["record"][0] == "SessionError"
     assert out["record new"][0] == "SessionError"
-    for name in ("remember", "record", "record new"):
+    for name in ("remember", "record", "record new", "write"):
         assert "File too large" in out[name][1] and "\n" not in out[name][1]
     assert out["history unchanged"] and out["session unchanged"]
     assert out["left aside"] == []  # nothing torn was left for the next append to move aside

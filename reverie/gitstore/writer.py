@@ -351,10 +351,18 @@ def transact(
                 current = (
                     seen[path] if path in seen else read_bytes_or_none(workspace.resolve(path))
                 )
-                if (
-                    current != data
-                ):  # a file committed from disk is already right: no rewrite, no fsync
+                if current == data:
+                    continue  # a file committed from disk is already right: no rewrite, no fsync
+                try:
                     seen[path] = write_workspace_file(workspace, path, data)
+                except OSError as exc:
+                    # HEAD has moved: the marker stays, so the next write finishes this one
+                    # (``recover_transaction``) once the disk lets it
+                    raise GitStoreError(
+                        f"committed as {commit.id.decode()[:8]}, but {path} could not be written "
+                        f"({exc.strerror or exc}); it still holds the previous version until the "
+                        "next write finishes the commit"
+                    ) from exc
             update_index(git_dir, workspace, entries)
         _marker_done(marker)
         return commit.id
