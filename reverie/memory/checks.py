@@ -5,6 +5,7 @@ limits, kinds, and mem0's metadata, filters and chat messages."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import date
 from typing import Any
 
 from ..errors import CommandError
@@ -14,6 +15,7 @@ __all__ = [
     "check_stored",
     "check_key",
     "check_limit",
+    "check_day",
     "check_kinds",
     "check_metadata",
     "check_size",
@@ -71,6 +73,19 @@ def check_limit(name: str, value: object, *, zero: bool = False) -> int:
         least = 0 if zero else 1
         raise CommandError(f"{name} must be a whole number of at least {least}, not {value!r}")
     return value
+
+
+def check_day(name: str, value: object) -> date | None:
+    """``value`` as a day: a ``date`` (a ``datetime`` is one), an ISO ``YYYY-MM-DD`` string, or
+    None; else ``CommandError`` naming ``name``."""
+    if value is None or isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise CommandError(f"{name} must be a date or an ISO date (YYYY-MM-DD), not {value!r}")
 
 
 def check_kinds(kinds: str | Sequence[str] | None) -> list[str] | None:

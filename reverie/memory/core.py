@@ -52,7 +52,7 @@ from ..storage.workspace import (
     content_id,
 )
 from ..text.safety import unstorable
-from .checks import check_key, check_kinds, check_limit, check_stored, check_text
+from .checks import check_day, check_key, check_kinds, check_limit, check_stored, check_text
 from .portable import models_portable, rebuilder
 from .runtime import Runtime
 from .twins import pipeline, run_sync, twin, twin_docs, whole
@@ -557,15 +557,22 @@ class Memory(MemoryVerbs):
         path: str | None = None,
         start: str | None = None,
         text: str | None = None,
-        since: date | None = None,
-        until: date | None = None,
+        since: date | str | None = None,
+        until: date | str | None = None,
     ) -> list[CommitInfo]:
         """Memory's versions, newest first (``kind``: only that commit kind; ``path``: only commits
         touching it; ``text``: only commits whose subject or a line they added or removed holds it,
-        any case; ``since`` / ``until``: commit dates, inclusive; ``start``: from that commit back
-        instead of from the newest, for reading a long log page by page)."""
+        any case; ``since`` / ``until``: commit dates (a ``date`` or ``YYYY-MM-DD``), inclusive;
+        ``start``: from that commit back instead of from the newest, for reading a long log page
+        by page). A wrong argument is a ``CommandError`` naming it."""
         return self.runtime.git.log(
-            limit=limit, kind=kind, path=path, start=start, text=text, since=since, until=until
+            limit=check_limit("limit", limit, zero=True),
+            kind=None if kind is None else check_text("kind", kind),
+            path=path,
+            start=start,
+            text=None if text is None else check_text("text", text, empty=True),
+            since=check_day("since", since),
+            until=check_day("until", until),
         )
 
     alog = twin(log)
