@@ -169,3 +169,24 @@ def test_importing_the_engine_compiles_no_rule() -> None:
 def test_the_table_is_json_of_strings() -> None:
     raw = json.loads(gate.TABLE.read_text(encoding="utf-8"))
     assert all(isinstance(s, str) for g in raw["gates"].values() for need in g for s in need)
+
+
+def _every_literal_tested(index: gate.Index, folded: str) -> list[bool]:
+    """``Index.passing`` as it read before its literals were keyed: each literal looked for."""
+    met: set[int] = set() if folded.isascii() else set(index.beyond_ascii)
+    for s, cids in index.literals:
+        if s in folded:
+            met |= cids
+    return [need <= met for need in index.needs]
+
+
+def test_the_keyed_index_passes_what_testing_every_literal_passes() -> None:
+    """The index looks for a literal only in a text holding its first characters: on every clause
+    of the corpora, on their ends and starts cut short, and on texts shorter than a key, the same
+    rules pass as when every literal is looked for."""
+    index = gate.Index([r.gate for r in ex.RULES])
+    clauses = {gate.fold(c.text) for t in _texts() for c in message_clauses(t)}
+    texts = clauses | {t[-k:] for t in clauses for k in (1, 2, 3, 4, 9)} | {t[:5] for t in clauses}
+    texts |= {"", "i", "my", "i'm", "we", "i live", "ı", "zürich"}
+    for text in texts:
+        assert index.passing(text) == _every_literal_tested(index, text), text
