@@ -97,8 +97,9 @@ def fold(name: str) -> str:
     """Comparison key: diacritics folded ("Gdańsk" = "Gdansk", "Zürich" = "Zurich"), case folded,
     apostrophes, periods and commas dropped, hyphens as spaces, spacing collapsed, a leading article
     dropped ("the Netherlands")."""
-    name = unicodedata.normalize("NFKD", name.translate(_LETTERS))
-    name = "".join(ch for ch in name if not unicodedata.combining(ch))
+    if not name.isascii():  # ASCII has no letter to fold, no decomposition, no combining mark
+        name = unicodedata.normalize("NFKD", name.translate(_LETTERS))
+        name = "".join(ch for ch in name if not unicodedata.combining(ch))
     key = " ".join(_MARKS.sub("", name.casefold()).replace("-", " ").split())
     return key[4:] if key.startswith("the ") else key
 
@@ -424,8 +425,8 @@ _HEADERS = {
         "reverie.llm.offline\n"
     ),
     LANGUAGE_NAMES: (
-        "# Languages by name, case folded: the ISO 639-1 languages of pycountry {version} (LGPL 2.1), "
-        "and spoken\n"
+        "# Languages by name, case folded: the ISO 639-1 languages of pycountry {version} "
+        "(LGPL 2.1), and spoken\n"
         "# names ISO files under another one. Regenerate: python -m reverie.llm.offline\n"
     ),
     NOUNS: (

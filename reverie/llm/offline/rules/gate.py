@@ -162,11 +162,12 @@ class Index:
     text, then a rule passes when every constraint of its gate has a literal present (a set
     inclusion). Checking each rule's gate on its own cost as much as running its pattern.
 
-    The literals (about 2,600) are keyed by their first ``_KEY`` characters: a literal can only be in
-    a text that holds its key, so a text is read once for its own keys and only the literals under
-    them are looked for (a few dozen substring tests instead of one per literal; testing every
-    literal took 2 ms a clause, more than the rules it saved). Shorter literals are looked for
-    every time. The result is the same as testing every literal (``tests/test_offline_gates.py``)."""
+    The literals (about 2,600) are keyed by their first ``_KEY`` characters: a literal can only be
+    in a text that holds its key, so a text is read once for its own keys and only the literals
+    under them are looked for (a few dozen substring tests instead of one per literal; testing
+    every literal took 2 ms a clause, more than the rules it saved). Shorter literals are looked
+    for every time. The result is the same as testing every literal
+    (``tests/test_offline_gates.py``)."""
 
     def __init__(self, gates: list[Gate]) -> None:
         ids: dict[tuple[str, ...], int] = {}
