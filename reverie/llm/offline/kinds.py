@@ -27,7 +27,6 @@ from __future__ import annotations
 import html
 import importlib
 import importlib.util
-import json
 import logging
 import pkgutil
 import re
@@ -355,14 +354,16 @@ def _world_names() -> set[str]:
     letters, that are no English word (``lemminflect``'s lexicon: "will", "grace" stay only if
     Faker lists them), no tool, language or nationality and no chat word. The table is read as a
     file: the package's own import pulls in pandas."""
+    import orjson
+
     from .rules.lexicon import LANGUAGES, NATIONALITIES, TECH, TIME_WORDS
 
     spec = importlib.util.find_spec("nomquamgender")
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("nomquamgender is not installed (test extra)")
     folder = next(iter(spec.submodule_search_locations))
-    with open(f"{folder}/name_data.json", encoding="utf-8") as f:
-        table = json.load(f)
+    with open(f"{folder}/name_data.json", "rb") as f:
+        table = orjson.loads(f.read())  # 22 MB: a second faster than json
     refused = _english_words() | TECH | LANGUAGES | NATIONALITIES | TIME_WORDS | _CHAT_WORDS
     out = set()
     for name, (sources, count, *_) in table.items():
