@@ -13,6 +13,7 @@ import re
 import string
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import offline_corpus as oc
@@ -42,6 +43,12 @@ def _texts() -> list[str]:
             if line and not line.startswith("#"):
                 texts.append(line.split(" | ")[0].split(": ", 1)[-1])
     return texts[::3]
+
+
+@cache
+def _clauses() -> frozenset[str]:
+    """The clauses of ``_texts``, split once for the tests that read them (2.5 s of CPU)."""
+    return frozenset(c.text for t in _texts() for c in message_clauses(t))
 
 
 def test_the_gate_changes_no_fact_on_any_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,7 +96,7 @@ def test_every_rule_s_gate_lets_its_own_matches_through() -> None:
     """For each rule, the clauses of the corpora it matches pass its gate (a gate that refused one
     would lose a fact silently)."""
     index = gate.Index([r.gate for r in ex.RULES])
-    clauses = {c.text for t in _texts() for c in message_clauses(t)}
+    clauses = _clauses()
     assert any(not c.isascii() for c in clauses)
     for text in clauses:
         allowed = index.passing(gate.fold(text))
@@ -185,8 +192,9 @@ def test_the_keyed_index_passes_what_testing_every_literal_passes() -> None:
     of the corpora, on their ends and starts cut short, and on texts shorter than a key, the same
     rules pass as when every literal is looked for."""
     index = gate.Index([r.gate for r in ex.RULES])
-    clauses = {gate.fold(c.text) for t in _texts() for c in message_clauses(t)}
-    texts = clauses | {t[-k:] for t in clauses for k in (1, 2, 3, 4, 9)} | {t[:5] for t in clauses}
+    clauses = sorted({gate.fold(c) for c in _clauses()})
+    cut = clauses[:: max(1, len(clauses) // 300)]  # ends and starts of 300 of them
+    texts = set(clauses) | {t[-k:] for t in cut for k in (1, 2, 3, 4, 9)} | {t[:5] for t in cut}
     texts |= {"", "i", "my", "i'm", "we", "i live", "ı", "zürich"}
     for text in texts:
         assert index.passing(text) == _every_literal_tested(index, text), text
