@@ -187,6 +187,7 @@ class Index:
         for s, c in self.literals:
             if len(s) >= _KEY:
                 self._keyed.setdefault(s[:_KEY], []).append((s, c))
+        self._keys = frozenset(self._keyed)
         # constraints a text beyond ASCII meets unread: a literal of theirs is beyond ASCII too
         self.beyond_ascii = frozenset(
             cid for need, cid in ids.items() if not all(s.isascii() for s in need)
@@ -200,7 +201,7 @@ class Index:
                 met |= cids
         keyed = self._keyed
         keys = {folded[i : i + _KEY] for i in range(len(folded) - _KEY + 1)}
-        for k in keys.intersection(keyed):
+        for k in keys & self._keys:  # two sets: read over the smaller
             for s, cids in keyed[k]:
                 if s in folded:
                     met |= cids
