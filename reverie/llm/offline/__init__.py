@@ -7,7 +7,7 @@ module per job.
   module per kind of fact and per stage);
 - ``framing``: which clauses of a message are the user's own present statements;
 - ``kinds``: value kinds checked against real data (``data/``: GeoNames and ISO 3166 places by every
-  Latin name, Faker given names, lemminflect nouns; pycountry languages);
+  Latin name, Faker given names, lemminflect nouns, pycountry languages);
 - ``dates``: what day a relative date phrase means.
 
 Importing the package reads no data table (each loads on first use); docs/offline-engine.md
