@@ -242,10 +242,21 @@ def run_dream_job(
     try:
         return _leased(job, runtime)
     except (ReverieError, OSError) as exc:
-        # the bookkeeping after a run (a marker refused, a lock timed out, a full disk)
+        # the workspace refused before its run (a link out of it, its state directory not one) or
+        # the bookkeeping after it did (a marker refused, a lock timed out, a full disk)
         text = str(exc) if isinstance(exc, ReverieError) else f"{type(exc).__name__}: {exc}"
-        log.error("fleet: %s: %s", ws, text)
-        return JobOutcome(ws, "error", text, seconds=time.monotonic() - job.start)
+        try:
+            due = _back_off(job, text)
+        except (ReverieError, OSError, redis.RedisError) as again:
+            due = None
+            text += f" (and it could not be made due again: {_one_line(again)})"
+        log.error(
+            "fleet: %s: %s; %s",
+            ws,
+            text,
+            f"tried again in {due - time.time():.0f} s" if due else "not made due again",
+        )
+        return JobOutcome(ws, "error", text, seconds=time.monotonic() - job.start, next_due=due)
     except redis.RedisError as exc:
         reason = (
             f"Redis failed ({_one_line(exc)}) after {Coordinator.RETRIES} retries; the job "
@@ -343,8 +354,10 @@ def _run(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
     dream = rt.dream
     try:
         dream.epoch = bump_epoch(rt.workspace.state_dir)
-    except WorkspaceError as exc:  # removed (forget-user) since the job began
-        return _interrupted(job, "fenced", str(exc))
+    except WorkspaceError as exc:
+        if identity(job.path) == job.identity:
+            raise  # the workspace is there and refused (a link in it): an error, backing off
+        return _interrupted(job, "fenced", str(exc))  # removed (forget-user) since the job began
     if not coord.renew(
         ws, job.token, cfg.lease_seconds, cfg.claim_seconds
     ):  # paused past the lease before the bump
@@ -383,12 +396,8 @@ def _run(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
             log.debug("fleet: %s: unexpected error", ws, exc_info=True)
             text = f"unexpected error: {type(exc).__name__}: {exc}"
         log.warning("fleet: Dream for %s failed: %s", ws, text)
-        with still_there(job.path, job.identity) as here:
-            if here:
-                due = _due_after(coord, cfg, ws, ("error", text), progressed=False)
-                coord.unmark(ws)
-                coord.make_due({ws: due or time.time()})
-        return JobOutcome(ws, "error", text, seconds=time.monotonic() - start)
+        due = _back_off(job, text)
+        return JobOutcome(ws, "error", text, seconds=time.monotonic() - start, next_due=due)
     finally:
         beat.stop()
         rt.git.close()
@@ -443,6 +452,26 @@ def _settle(job: _Job, rt: Runtime, result: DreamResult, *, progressed: bool) ->
             scopes.mark_due(ws)
         if due is not None:
             coord.make_due({ws: due})
+        return due
+
+
+def _back_off(job: _Job, reason: str) -> float | None:
+    """A job that ended in an error (its run raised, or the workspace refused before or after it):
+    the workspace is due again after the failure back-off, doubling with each failure in a row
+    (``_due_after``), so a workspace that fails every time is neither dropped from the due index
+    with its history pending nor sent again in a hot loop. Nothing is written back for a workspace
+    that is gone (forgotten, never written); one whose state directory is broken (so its fence lock
+    cannot be taken) but which is still the directory the job began in is made due all the same.
+    Returns when it is due next (None: gone)."""
+    if job.path is None or job.identity is None:
+        return None
+    with still_there(job.path, job.identity) as here:
+        if not here and identity(job.path) != job.identity:
+            return None
+        due = _due_after(job.coord, job.cfg, job.ws, ("error", reason), progressed=False)
+        due = due if due is not None else time.time()
+        job.coord.unmark(job.ws)
+        job.coord.make_due({job.ws: due})
         return due
 
 

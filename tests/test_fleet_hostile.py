@@ -1,0 +1,109 @@
+"""A hostile operator against the fleet (real redis-server on a unix socket, real workspaces on
+disk): a workspace that refuses every job (a link out of the root, a state directory that is a
+file), and a Redis that evicts the fleet's keys under ``maxmemory``. What must hold: nothing is
+written outside the root, a workspace with history pending is never dropped from the due index (it
+waits out a back-off that doubles, it is not sent again in a hot loop), a Redis that lost part of
+its data is noticed and the due index rebuilt, and each fault is one line in the log. Each test
+failed on main before the fix it names."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from support.fleet import RedisServer, fleet_env
+from support.fleet_fixtures import needs_redis
+
+from reverie.storage.config import Config, load_config
+from reverie.storage.scopes import write_root_kind
+from reverie.storage.store import WorkspaceStore
+from reverie.storage.workspace import Workspace
+
+pytestmark = [needs_redis, pytest.mark.usefixtures("no_process_left")]
+celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")
+
+
+def _fleet(root: Path, server: RedisServer, monkeypatch: pytest.MonkeyPatch, **fleet: object):
+    from reverie.fleet import Fleet
+
+    for key, value in fleet_env(root, server).items():
+        if key.startswith("REVERIE_"):
+            monkeypatch.setenv(key, value)
+    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", "reverie/offline")
+    for key, value in fleet.items():
+        monkeypatch.setenv(f"REVERIE_FLEET__{key.upper()}", str(value))
+    return Fleet(load_config())
+
+
+def _plain(root: Path, *names: str) -> None:
+    """A plain fleet root holding a workspace with one pending history entry per name."""
+    config = Config()
+    config.memory.history.fsync = False
+    for name in names:
+        ws = Workspace(root / name)
+        ws.init()
+        WorkspaceStore(ws, config=config).append_history(
+            f"- [durable] {name} works at Acme", "cli:test"
+        )
+    write_root_kind(root, "plain")
+
+
+# -- a workspace that refuses every job: kept due, backing off -------------------------------------
+
+
+def _break(ws: Path, how: str, outside: Path) -> None:
+    state = ws / "memory" / ".reverie"
+    shutil.rmtree(state, ignore_errors=True)
+    if how == "state-is-a-file":
+        state.write_text("not a directory\n")
+    elif how == "state-links-out":
+        outside.mkdir()
+        state.symlink_to(outside)
+    elif how == "history-links-out":
+        outside.mkdir()
+        history = ws / "memory" / "history.jsonl"
+        shutil.copy(history, outside / "history.jsonl")
+        history.unlink()
+        history.symlink_to(outside / "history.jsonl")
+
+
+@pytest.mark.parametrize("how", ["state-is-a-file", "state-links-out", "history-links-out"])
+def test_a_workspace_that_fails_every_job_backs_off_and_is_never_dropped(
+    tmp_path, redis_server, monkeypatch, caplog, how
+):
+    """Was: the job ended "error" with its claim released and no due entry, so a plain root's
+    workspace with history pending was never dreamed again (until ``rebuild-due``), with no failure
+    counted; a root of scopes sent it again every claim period without a back-off. Now it is due
+    again after the failure back-off, which doubles, and the other workspaces are served."""
+    root = tmp_path / "plain"
+    _plain(root, "bad", "good")
+    outside = tmp_path / "outside"
+    _break(root / "bad", how, outside)
+    before = sorted(p.name for p in outside.rglob("*")) if outside.exists() else []
+    fleet = _fleet(root, redis_server, monkeypatch, retry_backoff_seconds=30)
+    for name in ("bad", "good"):
+        fleet.mark_dirty(name, now=0)
+    sent: list[str] = []
+    assert sorted(fleet.dispatch_once(sent.append)) == ["bad", "good"]
+    caplog.set_level(logging.WARNING)
+    assert fleet.run_job("good").status == "ok"
+    delays = []
+    for _ in range(3):
+        outcome = fleet.run_job("bad")
+        assert outcome.status == "error" and "\n" not in (outcome.reason or "")
+        due = fleet.coord.due()
+        assert "bad" in due, f"{how}: a failing workspace with history pending left the due index"
+        delays.append(due["bad"] - time.time())
+        fleet.coord.unmark("bad")  # as a claim would take it out again
+    assert 20 < delays[0] < 40 and 50 < delays[1] < 70 and 110 < delays[2] < 130, delays
+    assert fleet.coord.r.hget("reverie:failures", "bad") == "3"
+    assert "good" not in fleet.coord.due()
+    after = sorted(p.name for p in outside.rglob("*")) if outside.exists() else []
+    assert after == before, "a job wrote outside the fleet root"
+    assert "Traceback" not in caplog.text
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("reverie.fleet")]
+    assert lines and all("\n" not in line for line in lines)
+    assert any("tried again in" in line for line in lines), lines
