@@ -107,3 +107,73 @@ def test_a_workspace_that_fails_every_job_backs_off_and_is_never_dropped(
     lines = [r.getMessage() for r in caplog.records if r.name.startswith("reverie.fleet")]
     assert lines and all("\n" not in line for line in lines)
     assert any("tried again in" in line for line in lines), lines
+
+
+# -- a Redis that evicts the fleet's keys under maxmemory ------------------------------------------
+
+
+def _evict_due(r) -> None:
+    """Fill Redis past a small ``maxmemory`` until it evicts the due index, the generation staying:
+    policy allkeys-lfu with every access counted (``lfu-log-factor 0``), the generation read as
+    often as a dispatcher reads it (every tick) and each filler key read more than the due index
+    was, so the due index is the least used key. Then the filler is deleted."""
+    r.config_set("lfu-log-factor", 0)
+    r.config_set("maxmemory-policy", "allkeys-lfu")
+    pipe = r.pipeline(transaction=False)
+    for _ in range(300):
+        pipe.get("reverie:generation")
+    pipe.execute()
+    r.config_set("maxmemory", int(r.info("memory")["used_memory"]) + 2_000_000)
+    n = 0
+    while r.exists("reverie:due") and n < 400:
+        pipe.set(f"junk:{n}", "x" * 50_000)
+        for _ in range(50):
+            pipe.get(f"junk:{n}")
+        pipe.execute()
+        n += 1
+    assert not r.exists("reverie:due"), "Redis never evicted the due index"
+    assert r.exists("reverie:generation"), "the generation was evicted: not the case under test"
+    assert int(r.info("stats")["evicted_keys"]) > 0
+    r.delete(*(f"junk:{i}" for i in range(n)))  # room again, the limit and the policy kept
+
+
+@pytest.mark.parametrize("kind", ["plain", "scopes"])
+def test_a_redis_that_evicts_the_due_index_is_healed_at_the_next_tick(
+    tmp_path, redis_server, monkeypatch, caplog, kind
+):
+    """Was: the dispatcher healed a Redis that lost every key (no generation) but not one that
+    evicted some under ``maxmemory``: the generation, read every tick, is the last key an LRU
+    evicts, so the due index went and nothing noticed — a plain root's pending workspaces were
+    never dreamed again until someone ran ``rebuild-due`` (a root of scopes waited for its next
+    full listing of the markers). Now an eviction is a rebuild, and a Redis that may evict says so
+    once."""
+    from reverie.storage.scopes import Scope, ScopeRoot
+
+    root = tmp_path / kind
+    names = ["a", "b", "c"]
+    if kind == "plain":
+        _plain(root, *names)
+        ids = names
+    else:
+        scopes = ScopeRoot(root)
+        config = Config()
+        config.memory.history.fsync = False
+        for name in names:
+            WorkspaceStore(scopes.ensure(Scope(name)), config=config).append_history(
+                f"- [durable] {name} works at Acme", "cli:test"
+            )
+        ids = [Scope(n).name for n in names]
+    fleet = _fleet(root, redis_server, monkeypatch, claim_seconds=3600)
+    caplog.set_level(logging.WARNING)
+    assert fleet.heal()  # the dispatcher's first tick builds the due index
+    assert sorted(fleet.coord.due()) == sorted(ids)
+    _evict_due(fleet.coord.r)
+    assert fleet.coord.due() == {}
+    sent: list[str] = []
+    assert sorted(fleet.dispatch_once(sent.append)) == sorted(ids), "the eviction went unnoticed"
+    assert fleet.rebuilds == 1
+    text = caplog.text
+    assert "Redis evicted" in text and "rebuilding the due index" in text
+    assert text.count("maxmemory-policy allkeys-lfu") == 1  # warned once, by the first tick after
+    assert fleet.dispatch_once(sent.append) == []  # claimed: the next tick sends nothing again
+    assert "Traceback" not in text

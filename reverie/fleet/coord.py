@@ -591,6 +591,28 @@ class Coordinator:
         self.r.set(_P + "generation", uuid.uuid4().hex, nx=True)
         return cast(str, self.r.get(_P + "generation"))
 
+    def evictions(self) -> tuple[int, int, str] | None:
+        """Redis's keys evicted since it started (``INFO stats``), its ``maxmemory`` and its
+        ``maxmemory-policy`` (``INFO memory``); None when this Redis does not say (a managed
+        service that renames or refuses ``INFO``)."""
+        import redis
+
+        pipe = self.r.pipeline(transaction=False)
+        pipe.info("stats")
+        pipe.info("memory")
+        try:
+            stats, memory = cast(list[dict[str, Any]], pipe.execute())
+        except redis.ResponseError:
+            return None
+        info = {**memory, **stats}
+        if "evicted_keys" not in info:
+            return None
+        return (
+            int(info["evicted_keys"]),
+            int(info.get("maxmemory", 0) or 0),
+            str(info.get("maxmemory_policy", "")),
+        )
+
     # -- status ------------------------------------------------------------------------------------
     def state(self, tokens_per_minute: int | None, show: int = 10) -> FleetState:
         now = time.time()
