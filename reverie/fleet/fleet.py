@@ -115,7 +115,7 @@ class Fleet:
         """Call after a durable history append to ``ws``: it becomes due after the debounce and its
         jitter (an earlier due time, or a claim, is kept). Returns whether it was newly marked."""
         workspace_path(self.root, ws, self.need_kind())  # validates the id
-        now = time.time() if now is None else now
+        now = self.coord.now() if now is None else now
         return self.coord.make_due({ws: self.due_at(ws, now)}) > 0
 
     # -- dispatch ----------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ class Fleet:
         minus live claims, none while the model is unavailable (a run found it so), and no more
         than the token bucket holds runs for at the average run's tokens
         (``reverie.schedule.policy.admissible``, the rule ``serve --root`` admits by)."""
-        now = time.time() if now is None else now
+        now = self.coord.now() if now is None else now
         if now < self.coord.paused_until():
             return 0, 0.0
         free = self.cfg.max_inflight - self.coord.inflight()
@@ -143,7 +143,7 @@ class Fleet:
             return 0
         if full:
             self._seen.clear()
-        now = time.time() if now is None else now
+        now = self.coord.now() if now is None else now
         due = {
             n: self.due_at(n, now)
             for _bucket, names in scopes.due_buckets(self._seen)
@@ -261,7 +261,7 @@ class Fleet:
         fleet rebuild-due``) every workspace's cursors are read first and the markers of those with
         pending history re-created. In a plain root ``scan`` is the only source. Idempotent: a
         workspace already due or claimed keeps its entry."""
-        now = time.time() if now is None else now
+        now = self.coord.now() if now is None else now
         kind = self.need_kind()
         scanned = unreadable = 0
         due: dict[str, float] = {}

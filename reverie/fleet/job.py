@@ -185,7 +185,7 @@ def _due_after(
     doubling — unless the run moved the cursor first (a drain stopped by its budget is progress);
     a model that is unavailable pauses every dispatch and costs no failure; a run another process
     held the lock for is tried again after ``retryBackoffSeconds``."""
-    now = time.time()
+    now = coord.now()
     outcome = verdict(*result, progressed=progressed)
     if outcome == "unavailable":
         first = cfg.outage_backoff_seconds
@@ -247,15 +247,11 @@ def run_dream_job(
         text = str(exc) if isinstance(exc, ReverieError) else f"{type(exc).__name__}: {exc}"
         try:
             due = _back_off(job, text)
+            then = f"tried again in {due - coord.now():.0f} s" if due else "not made due again"
         except (ReverieError, OSError, redis.RedisError) as again:
             due = None
-            text += f" (and it could not be made due again: {_one_line(again)})"
-        log.error(
-            "fleet: %s: %s; %s",
-            ws,
-            text,
-            f"tried again in {due - time.time():.0f} s" if due else "not made due again",
-        )
+            then = f"it could not be made due again: {_one_line(again)}"
+        log.error("fleet: %s: %s; %s", ws, text, then)
         return JobOutcome(ws, "error", text, seconds=time.monotonic() - job.start, next_due=due)
     except redis.RedisError as exc:
         reason = (
@@ -342,7 +338,7 @@ def _gone(job: _Job, reason: str) -> JobOutcome:
             path = None
         if path is not None and pending(path) > 0:
             scopes.mark_due(job.ws)
-            job.coord.make_due({job.ws: time.time()})
+            job.coord.make_due({job.ws: job.coord.now()})
     log.warning("fleet: %s gone: %s; its due entry and marker are removed", job.ws, reason)
     return JobOutcome(job.ws, "gone", reason)
 
@@ -405,7 +401,7 @@ def _run(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
         # a local run (CLI, serve, or a stopped job on this host) holds the run lock: the workspace
         # stays due, tried again after retryBackoffSeconds (serve --root's rule for the same case)
         with still_there(job.path, job.identity) as here:
-            due = time.time() + cfg.retry_backoff_seconds if here else None
+            due = coord.now() + cfg.retry_backoff_seconds if here else None
             if due is not None:
                 coord.make_due({ws: due})
         return JobOutcome(
@@ -446,7 +442,7 @@ def _settle(job: _Job, rt: Runtime, result: DreamResult, *, progressed: bool) ->
             scopes.unmark_due(ws)
         left = rt.store.pending_count()
         if due is None and left > 0:
-            due = time.time() + cfg.debounce_seconds
+            due = coord.now() + cfg.debounce_seconds
         if left > 0 and scopes is not None:
             # the disk first: if Redis fails next (or loses its data), the marker brings it back
             scopes.mark_due(ws)
@@ -469,7 +465,7 @@ def _back_off(job: _Job, reason: str) -> float | None:
         if not here and identity(job.path) != job.identity:
             return None
         due = _due_after(job.coord, job.cfg, job.ws, ("error", reason), progressed=False)
-        due = due if due is not None else time.time()
+        due = due if due is not None else job.coord.now()
         job.coord.unmark(job.ws)
         job.coord.make_due({job.ws: due})
         return due
@@ -483,5 +479,5 @@ def _interrupted(job: _Job, status: str, reason: str) -> JobOutcome:
     assert job.path is not None
     with still_there(job.path, job.identity) as here:
         if here:
-            job.coord.make_due({job.ws: time.time()})
+            job.coord.make_due({job.ws: job.coord.now()})
     return JobOutcome(job.ws, status, reason, seconds=time.monotonic() - job.start)
