@@ -177,3 +177,83 @@ def test_a_redis_that_evicts_the_due_index_is_healed_at_the_next_tick(
     assert text.count("maxmemory-policy allkeys-lfu") == 1  # warned once, by the first tick after
     assert fleet.dispatch_once(sent.append) == []  # claimed: the next tick sends nothing again
     assert "Traceback" not in text
+
+
+# -- a worker whose clock is a day ahead -----------------------------------------------------------
+
+DAY = 86_400.0
+
+
+def test_a_worker_whose_clock_is_a_day_ahead_writes_times_on_the_fleets_clock(
+    tmp_path, redis_server, monkeypatch
+):
+    """Was: every claim end and due time was this host's ``time.time()``. A worker a day ahead
+    renewed its claim to end a day from now by the dispatcher's clock, so when it died its
+    workspace was not sent again for a day; a failure's back-off it wrote was a day long too. Now
+    they are on the fleet's clock, Redis's ``TIME`` (`Coordinator.now`), whatever the host's."""
+    root = tmp_path / "plain"
+    _plain(root, "a", "bad")
+    _break(root / "bad", "state-is-a-file", tmp_path / "outside")
+    dispatcher = _fleet(root, redis_server, monkeypatch, retry_backoff_seconds=30)
+    for name in ("a", "bad"):
+        dispatcher.mark_dirty(name, now=0)
+    assert sorted(dispatcher.dispatch_once(lambda ws: None)) == ["a", "bad"]
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + DAY)  # the worker's host, from here on
+    worker = _fleet(root, redis_server, monkeypatch, retry_backoff_seconds=30)
+    # a job takes "a" (its lease renews the claim) and its worker dies: no release
+    assert worker.coord.acquire("a", "dead-worker", 3, 4)
+    assert worker.run_job("bad").status == "error"  # backs off 30 s
+    monkeypatch.setattr(time, "time", real)
+    seconds, micros = dispatcher.coord.r.time()  # the fleet's clock: Redis's
+    now = seconds + micros / 1e6
+    assert abs(now - real()) < 5  # one machine: Redis's clock is this one
+    due = dispatcher.coord.due()
+    assert 20 < due["bad"] - now < 40, f"a back-off of {due['bad'] - now:.0f} s"
+    claims = dict(dispatcher.coord.r.zrange("reverie:claims", 0, -1, withscores=True))
+    assert claims["a"] - now < 10, f"the dead worker's claim ends in {claims['a'] - now:.0f} s"
+    # ten seconds later by the fleet's clock the claim has lapsed: "a" is sent again
+    assert dispatcher.coord.claim(10, 4, now=now + 10) == ["a"]
+
+
+# -- a message on the queue that no dispatcher sent ------------------------------------------------
+
+
+def test_a_job_whose_arguments_are_not_a_workspace_id_is_one_line_and_dropped(
+    tmp_path, redis_server
+):
+    """Was: ``reverie.fleet.dream`` sent with a number, no argument or two (by hand, or by another
+    program on the queue) raised in the worker — a TypeError traceback each time. Now it is one
+    line, the message is acked and dropped, and the worker goes on serving the workspaces."""
+    from support.fleet import start_worker, wait_for
+
+    from reverie.fleet.app import TASK, make_app
+
+    root = tmp_path / "plain"
+    _plain(root, "a")
+    env = fleet_env(
+        root,
+        redis_server,
+        REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline",
+        REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS="600",
+    )
+    worker = start_worker("w", env, tmp_path)
+    cfg = load_config(env={k: v for k, v in env.items() if k.startswith("REVERIE_")})
+    app = make_app(cfg)
+    bad: list[tuple[list[object], dict[str, object]]] = [
+        ([123], {}),
+        ([], {}),
+        (["a", "b"], {}),
+        ([None], {}),
+        (["a"], {"force": True}),
+    ]
+    for args, kwargs in bad:
+        app.send_task(TASK, args=args, kwargs=kwargs, queue=cfg.fleet.queue)
+    app.send_task(TASK, args=["a"], queue=cfg.fleet.queue)
+    store = WorkspaceStore(Workspace(root / "a"), config=Config())
+    wait_for(lambda: store.pending_count() == 0, 60, "the good job to run after the bad ones")
+    wait_for(lambda: "fleet: a ok" in worker.text(), 20, "the good job's line")
+    worker.stop()
+    log = worker.text()
+    assert log.count("not one workspace id dropped") == len(bad), log[-3000:]
+    assert "Traceback" not in log and "TypeError" not in log, log[-3000:]
