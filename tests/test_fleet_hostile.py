@@ -109,6 +109,32 @@ def test_a_workspace_that_fails_every_job_backs_off_and_is_never_dropped(
     assert any("tried again in" in line for line in lines), lines
 
 
+def test_a_bug_in_one_workspaces_job_is_one_line_and_backs_off(
+    tmp_path, redis_server, monkeypatch, caplog
+):
+    """Was: an exception other than Reverie's, an OSError or Redis's raised outside Dream's run (a
+    bug in the job's bookkeeping, here in building the workspace's services) escaped the job: a
+    traceback in the worker, and the workspace out of the due index with its history pending.
+    Now it ends the job in one line, and the workspace backs off like any failure."""
+    from reverie.fleet.job import run_dream_job
+
+    root = tmp_path / "plain"
+    _plain(root, "a")
+    fleet = _fleet(root, redis_server, monkeypatch, retry_backoff_seconds=30)
+    fleet.mark_dirty("a", now=0)
+    assert fleet.dispatch_once(lambda ws: None) == ["a"]
+
+    def broken(path: Path):
+        raise TypeError("unsupported operand type(s) for +: 'int' and 'NoneType'")
+
+    caplog.set_level(logging.WARNING)
+    outcome = run_dream_job(fleet.coord, fleet.cfg, root, "a", "plain", runtime=broken)
+    assert outcome.status == "error" and "unexpected error: TypeError" in (outcome.reason or "")
+    assert 20 < fleet.coord.due()["a"] - fleet.coord.now() < 40
+    assert fleet.coord.holder("a") is None and fleet.coord.inflight() == 0
+    assert "Traceback" not in caplog.text and "tried again in" in caplog.text
+
+
 # -- a Redis that evicts the fleet's keys under maxmemory ------------------------------------------
 
 

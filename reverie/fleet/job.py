@@ -227,7 +227,8 @@ def run_dream_job(
 ) -> JobOutcome:
     """Run Dream for workspace ``ws`` under ``root`` as one fleet job (see the module docstring). A
     Redis fault ends the job with one line saying what happens next (its claim lapses and the
-    dispatcher sends it again), never a traceback."""
+    dispatcher sends it again), never a traceback; any other error ends it with one line too, the
+    workspace due again after the failure back-off (`_back_off`)."""
     import redis
 
     job = _Job(
@@ -241,18 +242,6 @@ def run_dream_job(
     )
     try:
         return _leased(job, runtime)
-    except (ReverieError, OSError) as exc:
-        # the workspace refused before its run (a link out of it, its state directory not one) or
-        # the bookkeeping after it did (a marker refused, a lock timed out, a full disk)
-        text = str(exc) if isinstance(exc, ReverieError) else f"{type(exc).__name__}: {exc}"
-        try:
-            due = _back_off(job, text)
-            then = f"tried again in {due - coord.now():.0f} s" if due else "not made due again"
-        except (ReverieError, OSError, redis.RedisError) as again:
-            due = None
-            then = f"it could not be made due again: {_one_line(again)}"
-        log.error("fleet: %s: %s; %s", ws, text, then)
-        return JobOutcome(ws, "error", text, seconds=time.monotonic() - job.start, next_due=due)
     except redis.RedisError as exc:
         reason = (
             f"Redis failed ({_one_line(exc)}) after {Coordinator.RETRIES} retries; the job "
@@ -261,6 +250,25 @@ def run_dream_job(
         )
         log.error("fleet: %s: %s", ws, reason)
         return JobOutcome(ws, "redis-error", reason, seconds=time.monotonic() - job.start)
+    except Exception as exc:  # noqa: BLE001 - one workspace's fault, or a bug: it backs off
+        # the workspace refused before its run (a link out of it, its state directory not one),
+        # the bookkeeping after it did (a marker refused, a lock timed out, a full disk), or a bug
+        # on the way (a traceback at debug level; the job's line says what it was)
+        if isinstance(exc, ReverieError):
+            text = str(exc)
+        elif isinstance(exc, OSError):
+            text = f"{type(exc).__name__}: {exc}"
+        else:
+            log.debug("fleet: %s: unexpected error", ws, exc_info=True)
+            text = f"unexpected error: {type(exc).__name__}: {_one_line(exc)}"
+        try:
+            due = _back_off(job, text)
+            then = f"tried again in {due - coord.now():.0f} s" if due else "not made due again"
+        except (ReverieError, OSError, redis.RedisError) as again:
+            due = None
+            then = f"it could not be made due again: {_one_line(again)}"
+        log.error("fleet: %s: %s; %s", ws, text, then)
+        return JobOutcome(ws, "error", text, seconds=time.monotonic() - job.start, next_due=due)
 
 
 def _one_line(exc: BaseException) -> str:
