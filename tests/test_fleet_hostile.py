@@ -135,6 +135,40 @@ def test_a_bug_in_one_workspaces_job_is_one_line_and_backs_off(
     assert "Traceback" not in caplog.text and "tried again in" in caplog.text
 
 
+@pytest.mark.parametrize("how", ["unmounted", "another-kind"])
+def test_a_worker_without_the_shared_root_removes_nothing(
+    tmp_path, redis_server, monkeypatch, caplog, how
+):
+    """Was: a worker whose fleet root was not the shared one — the file system not mounted there
+    (an empty mount point), or another root mounted in its place — found no workspace, took the
+    workspace for gone and removed its due entry: a plain root's pending history was never dreamed
+    again. Now the job checks the root first: one line, nothing removed, the workspace due again
+    after the back-off, and dreamed once the root is back."""
+    root = tmp_path / "plain"
+    _plain(root, "a")
+    fleet = _fleet(root, redis_server, monkeypatch, retry_backoff_seconds=30)
+    fleet.mark_dirty("a", now=0)
+    assert fleet.dispatch_once(lambda ws: None) == ["a"]
+    assert fleet.kind == "plain"  # the worker process has read the root's kind already
+    aside = tmp_path / "mounted"
+    root.rename(aside)  # unmounted: an empty mount point is left
+    root.mkdir()
+    if how == "another-kind":
+        write_root_kind(root, "scopes")
+    caplog.set_level(logging.WARNING)
+    outcome = fleet.run_job("a")
+    assert outcome.status == "error" and "not mounted" in (outcome.reason or ""), outcome
+    assert 20 < fleet.coord.due()["a"] - fleet.coord.now() < 40, "the workspace left the due index"
+    assert fleet.coord.holder("a") is None
+    assert "gone" not in caplog.text and "Traceback" not in caplog.text
+    shutil.rmtree(root)
+    aside.rename(root)  # mounted again
+    fleet.coord.unmark("a")
+    fleet.coord.make_due({"a": 0})
+    assert fleet.dispatch_once(lambda ws: None) == ["a"]
+    assert fleet.run_job("a").status == "ok"
+
+
 # -- a Redis that evicts the fleet's keys under maxmemory ------------------------------------------
 
 

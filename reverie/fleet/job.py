@@ -29,7 +29,7 @@ from ..errors import FencedError, ReverieError, WorkspaceError
 from ..memory.runtime import Runtime
 from ..schedule.policy import retry_delay, verdict
 from ..storage.config import FleetConfig
-from ..storage.scopes import RootKind, ScopeRoot, check_no_link
+from ..storage.scopes import RootKind, ScopeRoot, check_no_link, read_root_kind
 from .coord import Coordinator
 
 __all__ = [
@@ -281,6 +281,8 @@ def _leased(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
     if not coord.acquire(ws, job.token, cfg.lease_seconds, cfg.claim_seconds):
         return JobOutcome(ws, "leased", f"held by job {coord.holder(ws)}")
     try:
+        if read_root_kind(job.root) != job.kind:
+            return _no_root(job)
         try:
             job.path = workspace_path(job.root, ws, job.kind)
         except WorkspaceError as exc:
@@ -329,6 +331,22 @@ def _tell_unheard(coord: Coordinator) -> None:
     for ws in sorted(_unheard):
         coord.finished(ws)
         _unheard.discard(ws)
+
+
+def _no_root(job: _Job) -> JobOutcome:
+    """The fleet root itself is not what the job was sent for (missing, empty, or another kind of
+    root: the shared file system not mounted on this worker, or mounted elsewhere): no workspace of
+    it can be judged gone from here, so nothing is removed; the workspace is due again after the
+    failure back-off (another worker, or this one once the root is back, takes it)."""
+    reason = (
+        f"the fleet root {job.root} is missing or is not a {job.kind} root (the shared file system "
+        "not mounted on this worker?); nothing was removed"
+    )
+    due = _due_after(job.coord, job.cfg, job.ws, ("error", reason), progressed=False)
+    due = due if due is not None else job.coord.now()
+    job.coord.make_due({job.ws: due})
+    log.error("fleet: %s: %s; tried again in %.0f s", job.ws, reason, due - job.coord.now())
+    return JobOutcome(job.ws, "error", reason, next_due=due)
 
 
 def _gone(job: _Job, reason: str) -> JobOutcome:
