@@ -169,6 +169,34 @@ def test_a_worker_without_the_shared_root_removes_nothing(
     assert fleet.run_job("a").status == "ok"
 
 
+def test_a_parked_workspace_is_not_run_by_a_message_sent_before_or_again(
+    tmp_path, redis_server, monkeypatch, caplog
+):
+    """Was: parking only stopped the dispatcher; a job message already queued, or requeued by
+    Celery after the job killed its worker (``reject_on_worker_lost``), still ran the parked
+    workspace — measured with a model that SIGKILLs its worker: 2 workspaces parked after 2
+    crashes each went on to 12 crashes in all before the redeliveries ran out. Now such a job says
+    it is parked, in one line, and runs nothing."""
+    from reverie.dream.fence import read_epoch
+
+    root = tmp_path / "plain"
+    _plain(root, "a")
+    fleet = _fleet(root, redis_server, monkeypatch)
+    fleet.coord.park("a", "2 jobs died mid-run (killed, or past the hard time limit)")
+    caplog.set_level(logging.WARNING)
+    state = root / "a" / "memory" / ".reverie"
+    epoch = read_epoch(state)
+    outcome = fleet.run_job("a")  # the message Celery sends again
+    assert outcome.status == "parked" and "reverie fleet unpark a" in (outcome.reason or "")
+    assert "2 jobs died" in (outcome.reason or "")
+    store = WorkspaceStore(Workspace(root / "a"), config=Config())
+    assert store.pending_count() == 1 and read_epoch(state) == epoch  # nothing ran
+    assert fleet.coord.r.hget("reverie:crashes", "a") is None  # no start counted
+    assert fleet.coord.holder("a") is None and "a" in fleet.coord.parked()
+    assert "not run: parked" in caplog.text and "Traceback" not in caplog.text
+    assert fleet.unpark("a") and fleet.run_job("a").status == "ok"
+
+
 # -- a Redis that evicts the fleet's keys under maxmemory ------------------------------------------
 
 

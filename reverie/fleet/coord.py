@@ -545,6 +545,14 @@ class Coordinator:
             for ws in cast(Sequence[str], self.r.zrange(_P + "parked", 0, -1))
         }
 
+    def parked_why(self, ws: str) -> str | None:
+        """Why ``ws`` is parked ("" when no reason was kept), or None when it is not."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.zscore(_P + "parked", ws)
+        pipe.hget(_P + "parked-why", ws)
+        score, why = pipe.execute()
+        return None if score is None else str(why or "")
+
     def unpark(self, ws: str) -> bool:
         """Let a parked workspace be dispatched again, due now: one script, run once per call
         (``once:<id>``), so a reply lost and the command resent still says it was parked. False

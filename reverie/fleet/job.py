@@ -290,6 +290,14 @@ def _leased(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
         job.identity = identity(job.path)
         if job.identity is None or not (job.path / "memory" / "history.jsonl").is_file():
             return _gone(job, f"no workspace at {job.path}")
+        why = coord.parked_why(ws)
+        if why is not None:
+            # a message sent before it was parked, or sent again after its worker died (Celery
+            # requeues a killed job's message): a parked workspace is not run until unparked, or a
+            # job that kills its worker would keep doing so on every redelivery
+            reason = f"parked ({why or 'no reason kept'}): reverie fleet unpark {ws}"
+            log.warning("fleet: %s not run: %s", ws, reason)
+            return JobOutcome(ws, "parked", reason)
         died = coord.started(ws)
         if died >= cfg.crash_park_after:
             reason = f"{died} jobs died mid-run (killed, or past the hard time limit)"
