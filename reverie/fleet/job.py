@@ -281,7 +281,11 @@ def _leased(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
     if not coord.acquire(ws, job.token, cfg.lease_seconds, cfg.claim_seconds):
         return JobOutcome(ws, "leased", f"held by job {coord.holder(ws)}")
     try:
-        if read_root_kind(job.root) != job.kind:
+        try:
+            kind = read_root_kind(job.root)
+        except ReverieError:  # a kind file that is a link, a device, garbage: not the fleet's
+            kind = None
+        if kind != job.kind:
             return _no_root(job)
         try:
             job.path = workspace_path(job.root, ws, job.kind)
