@@ -208,3 +208,32 @@ def test_a_run_whose_workspace_was_removed_writes_nothing_and_recreates_nothing(
     with pytest.raises(FencedError, match="removed"):
         asyncio.run(dream.run())
     assert not env.ws.root.exists()
+
+
+@pytest.mark.parametrize("link", ["memory/.reverie", "memory"])
+def test_a_state_directory_that_is_a_link_is_refused_and_nothing_written_through_it(tmp_path, link):
+    """Was: ``memory/.reverie`` (or ``memory``) replaced by a link out of the workspace, the fence
+    lock of an edit (``Memory.write``), of an epoch bump and of a fleet job's bookkeeping was
+    created wherever the link pointed, and the write went on. Now the state directory is never
+    made or locked through a link: `UnsafePathError`, one line, nothing outside."""
+    import shutil
+
+    import reverie
+    from reverie.dream.fence import section_lock
+    from reverie.errors import UnsafePathError
+
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    with reverie.open(ws) as mem:
+        mem.init()
+    (ws / "memory" / ".reverie").mkdir(exist_ok=True)
+    target = ws / link
+    shutil.copytree(target, outside)
+    shutil.rmtree(target)
+    target.symlink_to(outside)
+    before = sorted(p.name for p in outside.rglob("*"))
+    with pytest.raises(UnsafePathError, match="symbolic link") as raised:
+        bump_epoch(ws / "memory" / ".reverie")
+    assert "\n" not in str(raised.value)
+    with pytest.raises(UnsafePathError):
+        section_lock(ws / "memory" / ".reverie")
+    assert sorted(p.name for p in outside.rglob("*")) == before

@@ -257,3 +257,178 @@ def test_findings_the_files_hold_already_move_on_without_a_set_aside(memory, ser
     result, error = _dream(memory)
     assert error is None and result.status == "no-change" and "set aside" not in result.reason
     assert memory.set_aside() == [] and memory.pending() == 0
+
+
+# -- the edit turn's worst replies (fleet5's attack: every one held on main) ----------------------
+
+
+def _calls(*calls: tuple[str, Any]) -> Step:
+    """One reply holding several tool calls; an argument that is not a str is sent as is (a JSON
+    object, as some providers send it)."""
+    tcs = [
+        {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+        for i, (n, a) in enumerate(calls)
+    ]
+    return chat(None, finish_reason="tool_calls", tool_calls=tcs)
+
+
+_ADD = {"path": "USER.md", "old_text": USER_LINES[-1], "new_text": f"{USER_LINES[-1]}\n{CAT}"}
+GOOD_EDIT = _calls(("edit_file", json.dumps(_ADD)))
+# fault -> (the edit turn's replies before "done", what the run must do: "applied" = the good edit
+# committed, CAT once; "set-aside" = no edit, the batch set aside for requeue; "kept" = nothing
+# written, the batch pending for the next run)
+EDIT_TURN: dict[str, tuple[list[Step], str]] = {
+    "truncated-args": (
+        [_calls(("edit_file", '{"path": "USER.md", "old_te')), GOOD_EDIT],
+        "applied",
+    ),
+    "wrong-types": (
+        [_calls(("edit_file", json.dumps({"path": ["USER.md"], "old_text": 3, "new_text": None})))]
+        + [GOOD_EDIT],
+        "applied",
+    ),
+    "no-such-tool": (
+        [_calls(("write_file", '{"path": "USER.md", "content": "x"}')), GOOD_EDIT],
+        "applied",
+    ),
+    "args-not-an-object": ([_calls(("edit_file", "[1, 2]")), GOOD_EDIT], "applied"),
+    "args-a-json-object": ([_calls(("edit_file", _ADD))], "applied"),
+    "args-1mb-of-braces": ([_calls(("edit_file", "{" * 1_000_000)), GOOD_EDIT], "applied"),
+    "cut-at-max-tokens": (
+        [
+            chat(
+                None,
+                finish_reason="length",
+                tool_calls=[
+                    {
+                        "id": "x",
+                        "type": "function",
+                        "function": {"name": "edit_file", "arguments": '{"path": "USER.md", "ol'},
+                    }
+                ],
+            ),
+            GOOD_EDIT,
+        ],
+        "applied",
+    ),
+    "same-edit-twice-in-one-reply": (
+        [_calls(("edit_file", json.dumps(_ADD)), ("edit_file", json.dumps(_ADD)))],
+        "applied",
+    ),
+    "same-edit-twice-in-two-turns": ([GOOD_EDIT, GOOD_EDIT], "applied"),
+    "quotes-text-not-in-the-file": (
+        [_edit("USER.md", "- Lives in Paris", "- Lives in Rome"), GOOD_EDIT],
+        "applied",
+    ),
+    "writes-outside": (
+        [
+            _calls(
+                (
+                    "edit_file",
+                    json.dumps({"path": "../outside.md", "old_text": "", "new_text": "x"}),
+                ),
+                (
+                    "edit_file",
+                    json.dumps({"path": "/etc/hostname", "old_text": "", "new_text": "x"}),
+                ),
+                ("edit_file", json.dumps({"path": ".git/config", "old_text": "", "new_text": "x"})),
+                ("read_file", json.dumps({"path": "../../../etc/passwd"})),
+            ),
+            GOOD_EDIT,
+        ],
+        "applied",
+    ),
+    "writes-history-or-archive": (
+        [
+            _edit("memory/history.jsonl", "", '{"cursor": 99, "content": "forged"}\n'),
+            _edit("memory/archive/user.md", "", "- forged\n"),
+            GOOD_EDIT,
+        ],
+        "applied",
+    ),
+    "archives-a-soul-rule": (
+        [_calls(("archive_line", '{"path": "SOUL.md", "line": "x", "reason": "y"}')), GOOD_EDIT],
+        "applied",
+    ),
+    "wipes-user-md": (
+        [_edit("USER.md", "\n".join(USER_LINES) + "\n", ""), _edit("USER.md", "", "")],
+        "set-aside",
+    ),
+    "archives-every-line": (
+        [
+            _calls(
+                *(
+                    ("archive_line", json.dumps({"path": "USER.md", "line": ln, "reason": "old"}))
+                    for ln in USER_LINES
+                )
+            )
+        ],
+        "kept",
+    ),
+    "lone-surrogate-in-new-text": (
+        [_calls(("edit_file", json.dumps({**_ADD, "new_text": f"{_ADD['new_text']} \udc80"})))],
+        "set-aside",
+    ),
+    "control-characters": (
+        [
+            _edit(
+                "USER.md", USER_LINES[-1], f"{USER_LINES[-1]}\n- Has a cat\x00 called\x1b[31m Miso"
+            )
+        ],
+        "kept",
+    ),
+    "1mb-new-text": ([_edit("USER.md", USER_LINES[-1], "- cat " * 200_000)], "kept"),
+    "empty": ([Step(body=_body(""))], "set-aside"),
+    "refusal-in-prose": (
+        [chat("I'm sorry, but I can't help with editing these files.")],
+        "set-aside",
+    ),
+    "a-thousand-calls": (
+        [
+            _calls(
+                *(
+                    (
+                        "edit_file",
+                        json.dumps({"path": "USER.md", "old_text": "", "new_text": f"- f{i}\n"}),
+                    )
+                    for i in range(1000)
+                )
+            )
+        ],
+        "kept",
+    ),
+    "never-finishes": ([GOOD_EDIT] + [_calls(("read_file", '{"path": "USER.md"}'))] * 12, "kept"),
+    "429-after-an-edit": (
+        [GOOD_EDIT] + [Step(429, headers={"Retry-After": "0"})] * TRANSIENT,
+        "kept",
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(EDIT_TURN))
+def test_the_edit_turns_worst_replies_write_only_valid_surgical_edits(
+    memory, server, tmp_path, fault
+):
+    replies, expected = EDIT_TURN[fault]
+    history = (memory.workspace.root / "memory" / "history.jsonl").read_bytes()
+    outside = sorted(p for p in tmp_path.rglob("*") if memory.workspace.root not in p.parents)
+    server.enqueue(chat(GOOD_ANALYSIS), *replies, chat("done"), chat("done"))
+    pending = memory.pending()
+    result, error = _dream(memory)
+    assert error is None, error
+    user = memory.read("USER.md")
+    if expected == "applied":
+        assert result.commit and user.count(CAT) == 1, (result.status, result.reason, user)
+        assert memory.pending() == 0
+    else:
+        assert result.commit is None and CAT not in user, (result.status, result.reason)
+        assert "\n" not in (result.reason or "")
+        if expected == "set-aside":
+            assert memory.pending() == 0 and len(memory.set_aside()) == 1, result.reason
+        else:
+            assert memory.pending() == pending, (result.status, result.reason)
+    assert "forged" not in "".join(memory.read(p) for p in memory.files())
+    assert (memory.workspace.root / "memory" / "history.jsonl").read_bytes() == history
+    after = sorted(p for p in tmp_path.rglob("*") if memory.workspace.root not in p.parents)
+    assert after == outside, "a reply wrote outside the workspace"
+    _check_nothing_lost(memory)

@@ -347,7 +347,7 @@ def run_status(args: argparse.Namespace) -> int:
         console.print(f"[yellow]parked[/]  {ws}  {why} (reverie fleet unpark {ws})")
     if state.tokens is not None:
         console.print(f"token budget: {state.tokens:,.0f} tokens")
-    now = time.time()
+    now = state.now or time.time()
     if state.paused_until > now:
         console.print(
             f"[yellow]no job is sent for {state.paused_until - now:.0f}s[/]: a run found the "

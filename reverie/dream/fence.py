@@ -42,7 +42,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import FencedError, LockTimeoutError, ReverieError, WorkspaceError
+from ..errors import FencedError, LockTimeoutError, ReverieError, UnsafePathError, WorkspaceError
 from ..storage.fsutil import atomic_write, read_bytes_or_none
 from ..storage.locking import Lock, lock_path
 
@@ -71,8 +71,15 @@ _ANCHOR_KINDS = ("dream", "restore", "revert")
 
 def ensure_state_dir(state_dir: Path) -> Path:
     """``memory/.reverie`` of a workspace that exists, created if missing; never the workspace
-    itself (`WorkspaceError` when it is gone: a removed workspace is not brought back)."""
+    itself (`WorkspaceError` when it is gone: a removed workspace is not brought back), and never
+    through a symbolic link (`UnsafePathError` when ``memory`` or ``memory/.reverie`` is one: the
+    locks and the epoch made here would land wherever it points, outside the workspace)."""
     state_dir = Path(state_dir)
+    for part in (state_dir.parent, state_dir):
+        if part.is_symlink():
+            raise UnsafePathError(
+                f"{part} is a symbolic link; a workspace's state is never written through one"
+            )
     if not state_dir.is_dir():
         root = state_dir.parent.parent
         if not root.is_dir():

@@ -69,9 +69,15 @@ def make_app(config: Config | None = None) -> Celery:
     )
 
     @app.task(name=TASK)  # type: ignore[untyped-decorator]
-    def dream(ws: str) -> dict[str, Any]:
+    def dream(ws: object = None, *extra: object, **named: object) -> dict[str, Any]:
         from .metrics import record_job
 
+        if not isinstance(ws, str) or extra or named:
+            # a message no dispatcher sends (sent by hand, or by another program on the queue):
+            # one line, acked and dropped — it would fail alike each time it came back
+            shown = repr((ws, *extra, *named.items()))[:120]
+            log.error("fleet: a job whose arguments are not one workspace id dropped: %s", shown)
+            return {"ws": None, "status": "error", "reason": "not a workspace id"}
         outcome = _process_fleet(config).run_job(ws)
         log.info(
             "fleet: %s %s%s", ws, outcome.status, f": {outcome.reason}" if outcome.reason else ""

@@ -38,6 +38,9 @@ data. This docstring is the spec of the keys (prefix ``reverie:``); each score h
   the disk. A Redis that lost its data (restarted without persistence, flushed, failed over to an
   empty replica) has none, or another one: the dispatcher notices and rebuilds on its own.
 
+Every time here is on the fleet's clock, Redis's ``TIME`` (`Coordinator.now`), not the host's: a
+worker whose clock is off still writes claim ends and due times the others read alike.
+
 Everything here is rebuildable from the workspaces (the due markers, the cursors): losing it delays
 Dream, never skips it.
 """
@@ -209,11 +212,11 @@ def redact_url(broker_url: str) -> str:
 
 
 def _lease_args(
-    ws: str, token: str, lease_seconds: float, claim_seconds: float
+    ws: str, token: str, lease_seconds: float, claim_seconds: float, now: float
 ) -> list[str | int | float]:
-    """The lease scripts' arguments: token, lease in ms, the claim's end (as long as the lease),
-    ws."""
-    return [token, int(lease_seconds * 1000), time.time() + max(claim_seconds, lease_seconds), ws]
+    """The lease scripts' arguments: token, lease in ms, the claim's end (as long as the lease,
+    from ``now`` by the fleet's clock), ws."""
+    return [token, int(lease_seconds * 1000), now + max(claim_seconds, lease_seconds), ws]
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,8 @@ class FleetState:
     markers: int | None = None
     markers_missing: int | None = None
     paused_until: float = 0.0
+    #: The fleet's clock (`Coordinator.now`) when the state was read: what its times compare with.
+    now: float = 0.0
 
     @property
     def set_aside_batches(self) -> int:
@@ -258,6 +263,8 @@ class Coordinator:
     #: redis-py's own retry of a connection error or timeout: this many times, backing off
     #: exponentially from 0.1 s up to 2 s (about 4 s in all).
     RETRIES = 3
+    #: How often `now` measures the offset between this host's clock and Redis's again (seconds).
+    CLOCK_SECONDS = 60.0
 
     def __init__(self, client: redis.Redis) -> None:
         self.r = client
@@ -271,6 +278,22 @@ class Coordinator:
         self._reserve = client.register_script(_RESERVE)
         self._count = client.register_script(_COUNT)
         self._unpark = client.register_script(_UNPARK)
+        self._offset = 0.0  # Redis's clock less this host's, as last measured
+        self._offset_at: float | None = None  # this host's monotonic time of that measure
+
+    def now(self) -> float:
+        """The fleet's clock, unix seconds: Redis's (``TIME``), read as this host's clock plus the
+        offset between them measured at most `CLOCK_SECONDS` ago. Every due time, claim end,
+        park time and rate window is on it, so machines whose clocks disagree (a worker hours
+        ahead) still agree on when a claim lapses and when a workspace is due."""
+        mono = time.monotonic()
+        if self._offset_at is None or mono - self._offset_at >= self.CLOCK_SECONDS:
+            before = time.time()
+            seconds, micros = self.r.time()
+            after = time.time()
+            self._offset = seconds + micros / 1e6 - (before + after) / 2
+            self._offset_at = mono
+        return time.time() + self._offset
 
     @staticmethod
     def _once_key() -> str:
@@ -324,7 +347,7 @@ class Coordinator:
         ``now + claim_seconds`` (lapsed claims first go back to due)."""
         if limit <= 0:
             return []
-        now = time.time() if now is None else now
+        now = self.now() if now is None else now
         keys = [_P + "due", _P + "claims", self._once_key()]
         return cast(list[str], self._claim(keys=keys, args=[now, limit, now + claim_seconds]))
 
@@ -344,13 +367,13 @@ class Coordinator:
     def acquire(self, ws: str, token: str, lease_seconds: float, claim_seconds: float) -> bool:
         """Take the workspace's lease (and claim it, for as long as the lease runs) unless another
         job holds it."""
-        args = _lease_args(ws, token, lease_seconds, claim_seconds)
+        args = _lease_args(ws, token, lease_seconds, claim_seconds, self.now())
         return bool(self._acquire(keys=[_P + "lease:" + ws, _P + "claims"], args=args))
 
     def renew(self, ws: str, token: str, lease_seconds: float, claim_seconds: float) -> bool:
         """Extend the lease and the claim (only the lease's holder can); False when it is not
         ours."""
-        args = _lease_args(ws, token, lease_seconds, claim_seconds)
+        args = _lease_args(ws, token, lease_seconds, claim_seconds, self.now())
         return bool(self._renew(keys=[_P + "lease:" + ws, _P + "claims"], args=args))
 
     def release(self, ws: str, token: str) -> bool:
@@ -363,13 +386,13 @@ class Coordinator:
 
     def inflight(self, now: float | None = None) -> int:
         """Claims alive: jobs dispatched or running whose claim has not lapsed."""
-        now = time.time() if now is None else now
+        now = self.now() if now is None else now
         return int(self.r.zcount(_P + "claims", f"({now}", "+inf"))
 
     # -- budget, counters, rates -------------------------------------------------------------------
     def tokens(self, per_minute: int, debit: float = 0.0) -> float:
         """The token bucket's level after refilling (and debiting ``debit``, once)."""
-        args = [time.time(), per_minute / 60.0, per_minute, debit]
+        args = [self.now(), per_minute / 60.0, per_minute, debit]
         if not debit:
             return float(self._bucket(keys=[_P + "budget"], args=args))
         return float(self._debit(keys=[_P + "budget", self._once_key()], args=args))
@@ -379,7 +402,7 @@ class Coordinator:
         in this 10-second window's rates, fold its tokens into the average run's
         (``next_estimate``) and settle the token bucket for its claim (`settle`): one optimistic
         transaction, done once (``once:<id>``) however often redis-py sends it."""
-        window = _P + f"rate:{int(time.time() // _RATE_BUCKET)}"
+        window = _P + f"rate:{int(self.now() // _RATE_BUCKET)}"
 
         def count(pipe: Any) -> None:
             for key in (_P + "stats", window):
@@ -421,7 +444,7 @@ class Coordinator:
                     pipe.set(_P + "estimate", repr(next_estimate(estimate, used)))
             pipe.hdel(_P + "reserved", ws)
             if per_minute is not None and used != reserved:
-                args = [time.time(), per_minute / 60.0, per_minute, used - reserved]
+                args = [self.now(), per_minute / 60.0, per_minute, used - reserved]
                 self._bucket(keys=[_P + "budget"], args=args, client=pipe)
             pipe.set(once, 1, ex=_ONCE_SECONDS)
 
@@ -434,7 +457,7 @@ class Coordinator:
             return
         self._reserve(
             keys=[_P + "reserved", _P + "budget", self._once_key()],
-            args=[time.time(), per_minute / 60.0, per_minute, repr(per_run), *ids],
+            args=[self.now(), per_minute / 60.0, per_minute, repr(per_run), *ids],
         )
 
     def tokens_per_run(self, default: int) -> float:
@@ -483,7 +506,7 @@ class Coordinator:
 
     def rates(self, now: float | None = None) -> tuple[float, float, float]:
         """Runs, failures and model tokens per minute over about the last minute."""
-        now = time.time() if now is None else now
+        now = self.now() if now is None else now
         current = int(now // _RATE_BUCKET)
         first = current - _RATE_WINDOWS + 1
         pipe = self.r.pipeline(transaction=False)
@@ -509,7 +532,7 @@ class Coordinator:
         pipe = self.r.pipeline()  # MULTI: all or nothing
         pipe.zrem(_P + "due", ws)
         pipe.zrem(_P + "claims", ws)
-        pipe.zadd(_P + "parked", {ws: time.time()})
+        pipe.zadd(_P + "parked", {ws: self.now()})
         pipe.hset(_P + "parked-why", ws, reason)
         pipe.hdel(_P + "crashes", ws)
         pipe.execute()
@@ -522,12 +545,20 @@ class Coordinator:
             for ws in cast(Sequence[str], self.r.zrange(_P + "parked", 0, -1))
         }
 
+    def parked_why(self, ws: str) -> str | None:
+        """Why ``ws`` is parked ("" when no reason was kept), or None when it is not."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.zscore(_P + "parked", ws)
+        pipe.hget(_P + "parked-why", ws)
+        score, why = pipe.execute()
+        return None if score is None else str(why or "")
+
     def unpark(self, ws: str) -> bool:
         """Let a parked workspace be dispatched again, due now: one script, run once per call
         (``once:<id>``), so a reply lost and the command resent still says it was parked. False
         when it was not parked (nothing is made due then)."""
         keys = [_P + "parked", _P + "parked-why", _P + "due", self._once_key()]
-        return bool(self._unpark(keys=keys, args=[ws, time.time()]))
+        return bool(self._unpark(keys=keys, args=[ws, self.now()]))
 
     def failed(self, ws: str) -> int:
         """Count a failed run in a row (once); returns the count."""
@@ -591,9 +622,31 @@ class Coordinator:
         self.r.set(_P + "generation", uuid.uuid4().hex, nx=True)
         return cast(str, self.r.get(_P + "generation"))
 
+    def evictions(self) -> tuple[int, int, str] | None:
+        """Redis's keys evicted since it started (``INFO stats``), its ``maxmemory`` and its
+        ``maxmemory-policy`` (``INFO memory``); None when this Redis does not say (a managed
+        service that renames or refuses ``INFO``)."""
+        import redis
+
+        pipe = self.r.pipeline(transaction=False)
+        pipe.info("stats")
+        pipe.info("memory")
+        try:
+            stats, memory = cast(list[dict[str, Any]], pipe.execute())
+        except redis.ResponseError:
+            return None
+        info = {**memory, **stats}
+        if "evicted_keys" not in info:
+            return None
+        return (
+            int(info["evicted_keys"]),
+            int(info.get("maxmemory", 0) or 0),
+            str(info.get("maxmemory_policy", "")),
+        )
+
     # -- status ------------------------------------------------------------------------------------
     def state(self, tokens_per_minute: int | None, show: int = 10) -> FleetState:
-        now = time.time()
+        now = self.now()
         keys = list(self.r.scan_iter(match=_P + "lease:*", count=1000))
         pipe = self.r.pipeline(transaction=False)  # one round trip for every lease's time left
         for key in keys:
@@ -628,4 +681,5 @@ class Coordinator:
             totals=self.totals(),
             generation=self.generation(),
             paused_until=self.paused_until(),
+            now=now,
         )

@@ -70,6 +70,10 @@ class Fleet:
         self._next_full = 0.0  # monotonic time of the next listing of every due bucket
         self._generation: str | None = None  # the due index's generation this process built on
         self._parked: set[str] | None = None  # parked workspaces already reported
+        self._evicted: int | None = None  # Redis's evicted keys when this process last looked
+        self._evictions = 0  # evictions seen and not yet rebuilt for
+        self._may_evict: tuple[int, str] | None = None  # Redis's eviction settings, warned about
+        self._next_evict_rebuild = 0.0  # monotonic time before which evictions wait
         #: Times this process found Redis had lost its data and rebuilt the due index.
         self.rebuilds = 0
 
@@ -111,7 +115,7 @@ class Fleet:
         """Call after a durable history append to ``ws``: it becomes due after the debounce and its
         jitter (an earlier due time, or a claim, is kept). Returns whether it was newly marked."""
         workspace_path(self.root, ws, self.need_kind())  # validates the id
-        now = time.time() if now is None else now
+        now = self.coord.now() if now is None else now
         return self.coord.make_due({ws: self.due_at(ws, now)}) > 0
 
     # -- dispatch ----------------------------------------------------------------------------------
@@ -120,7 +124,7 @@ class Fleet:
         minus live claims, none while the model is unavailable (a run found it so), and no more
         than the token bucket holds runs for at the average run's tokens
         (``reverie.schedule.policy.admissible``, the rule ``serve --root`` admits by)."""
-        now = time.time() if now is None else now
+        now = self.coord.now() if now is None else now
         if now < self.coord.paused_until():
             return 0, 0.0
         free = self.cfg.max_inflight - self.coord.inflight()
@@ -139,7 +143,7 @@ class Fleet:
             return 0
         if full:
             self._seen.clear()
-        now = time.time() if now is None else now
+        now = self.coord.now() if now is None else now
         due = {
             n: self.due_at(n, now)
             for _bucket, names in scopes.due_buckets(self._seen)
@@ -147,21 +151,60 @@ class Fleet:
         }
         return self.coord.make_due(due) if due else 0
 
+    def _evicted_since(self) -> int:
+        """Keys Redis evicted (``maxmemory``) since the last tick of this process (0 on the first,
+        and after Redis restarted: its count starts again). One warning when Redis is seen set to
+        evict (``maxmemory`` with a policy other than ``noeviction``: every key of the fleet, and
+        Celery's queue, can go), again only if those settings change."""
+        seen = self.coord.evictions()
+        if seen is None:
+            return 0
+        evicted, maxmemory, policy = seen
+        if maxmemory and policy != "noeviction" and self._may_evict != (maxmemory, policy):
+            log.warning(
+                "fleet: Redis at %s may evict keys (maxmemory %d bytes, maxmemory-policy %s): the "
+                "due index, the claims and Celery's queued jobs can go; the dispatcher rebuilds "
+                "the due index when it sees an eviction. Set maxmemory-policy noeviction",
+                redact_url(self.cfg.broker_url),
+                maxmemory,
+                policy,
+            )
+        self._may_evict = (maxmemory, policy) if maxmemory and policy != "noeviction" else None
+        before, self._evicted = self._evicted, evicted
+        return evicted - before if before is not None and evicted > before else 0
+
     def heal(self) -> bool:
-        """Notice a Redis that lost its data (its generation is gone or another) and rebuild the due
-        index from the disk; returns whether it rebuilt. Called by every dispatch tick."""
+        """Notice a Redis that lost its data (its generation is gone or another) or part of it (it
+        evicted keys under ``maxmemory``: the due index or a claim may be among them while the
+        generation, read every tick, stays) and rebuild the due index from the disk; returns
+        whether it rebuilt. Called by every dispatch tick; a rebuild for evictions at most once a
+        claim period (a plain root's is a scan of every workspace)."""
         generation = self.coord.generation()
-        if generation is not None and generation == self._generation:
+        self._evictions += self._evicted_since()
+        evicted = self._evictions if time.monotonic() >= self._next_evict_rebuild else 0
+        if not evicted and generation is not None and generation == self._generation:
             return False
         rebuilt = False
-        if generation is None:
+        if evicted or generation is None:
+            source = "the due markers" if self.kind == "scopes" else "a scan of the workspaces"
             if self._generation is not None:
                 self.rebuilds += 1
-                log.error(
-                    "fleet: Redis lost its data (the due index's generation is gone); rebuilding "
-                    "the due index from %s",
-                    "the due markers" if self.kind == "scopes" else "a scan of the workspaces",
-                )
+                if evicted:
+                    log.error(
+                        "fleet: Redis evicted %d key(s) under its maxmemory (the due index and the "
+                        "claims may be among them); rebuilding the due index from %s",
+                        evicted,
+                        source,
+                    )
+                else:
+                    log.error(
+                        "fleet: Redis lost its data (the due index's generation is gone); "
+                        "rebuilding the due index from %s",
+                        source,
+                    )
+            self._evictions = 0
+            if evicted:
+                self._next_evict_rebuild = time.monotonic() + self.cfg.claim_seconds
             report = self.rebuild_due(scan=self.kind != "scopes")
             rebuilt = True
             log.warning(
@@ -218,7 +261,7 @@ class Fleet:
         fleet rebuild-due``) every workspace's cursors are read first and the markers of those with
         pending history re-created. In a plain root ``scan`` is the only source. Idempotent: a
         workspace already due or claimed keeps its entry."""
-        now = time.time() if now is None else now
+        now = self.coord.now() if now is None else now
         kind = self.need_kind()
         scanned = unreadable = 0
         due: dict[str, float] = {}

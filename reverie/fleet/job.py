@@ -29,7 +29,7 @@ from ..errors import FencedError, ReverieError, WorkspaceError
 from ..memory.runtime import Runtime
 from ..schedule.policy import retry_delay, verdict
 from ..storage.config import FleetConfig
-from ..storage.scopes import RootKind, ScopeRoot, check_no_link
+from ..storage.scopes import RootKind, ScopeRoot, check_no_link, read_root_kind
 from .coord import Coordinator
 
 __all__ = [
@@ -185,7 +185,7 @@ def _due_after(
     doubling — unless the run moved the cursor first (a drain stopped by its budget is progress);
     a model that is unavailable pauses every dispatch and costs no failure; a run another process
     held the lock for is tried again after ``retryBackoffSeconds``."""
-    now = time.time()
+    now = coord.now()
     outcome = verdict(*result, progressed=progressed)
     if outcome == "unavailable":
         first = cfg.outage_backoff_seconds
@@ -227,7 +227,8 @@ def run_dream_job(
 ) -> JobOutcome:
     """Run Dream for workspace ``ws`` under ``root`` as one fleet job (see the module docstring). A
     Redis fault ends the job with one line saying what happens next (its claim lapses and the
-    dispatcher sends it again), never a traceback."""
+    dispatcher sends it again), never a traceback; any other error ends it with one line too, the
+    workspace due again after the failure back-off (`_back_off`)."""
     import redis
 
     job = _Job(
@@ -241,11 +242,6 @@ def run_dream_job(
     )
     try:
         return _leased(job, runtime)
-    except (ReverieError, OSError) as exc:
-        # the bookkeeping after a run (a marker refused, a lock timed out, a full disk)
-        text = str(exc) if isinstance(exc, ReverieError) else f"{type(exc).__name__}: {exc}"
-        log.error("fleet: %s: %s", ws, text)
-        return JobOutcome(ws, "error", text, seconds=time.monotonic() - job.start)
     except redis.RedisError as exc:
         reason = (
             f"Redis failed ({_one_line(exc)}) after {Coordinator.RETRIES} retries; the job "
@@ -254,6 +250,25 @@ def run_dream_job(
         )
         log.error("fleet: %s: %s", ws, reason)
         return JobOutcome(ws, "redis-error", reason, seconds=time.monotonic() - job.start)
+    except Exception as exc:  # noqa: BLE001 - one workspace's fault, or a bug: it backs off
+        # the workspace refused before its run (a link out of it, its state directory not one),
+        # the bookkeeping after it did (a marker refused, a lock timed out, a full disk), or a bug
+        # on the way (a traceback at debug level; the job's line says what it was)
+        if isinstance(exc, ReverieError):
+            text = str(exc)
+        elif isinstance(exc, OSError):
+            text = f"{type(exc).__name__}: {exc}"
+        else:
+            log.debug("fleet: %s: unexpected error", ws, exc_info=True)
+            text = f"unexpected error: {type(exc).__name__}: {_one_line(exc)}"
+        try:
+            due = _back_off(job, text)
+            then = f"tried again in {due - coord.now():.0f} s" if due else "not made due again"
+        except (ReverieError, OSError, redis.RedisError) as again:
+            due = None
+            then = f"it could not be made due again: {_one_line(again)}"
+        log.error("fleet: %s: %s; %s", ws, text, then)
+        return JobOutcome(ws, "error", text, seconds=time.monotonic() - job.start, next_due=due)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -267,12 +282,26 @@ def _leased(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
         return JobOutcome(ws, "leased", f"held by job {coord.holder(ws)}")
     try:
         try:
+            kind = read_root_kind(job.root)
+        except ReverieError:  # a kind file that is a link, a device, garbage: not the fleet's
+            kind = None
+        if kind != job.kind:
+            return _no_root(job)
+        try:
             job.path = workspace_path(job.root, ws, job.kind)
         except WorkspaceError as exc:
             return _gone(job, str(exc))
         job.identity = identity(job.path)
         if job.identity is None or not (job.path / "memory" / "history.jsonl").is_file():
             return _gone(job, f"no workspace at {job.path}")
+        why = coord.parked_why(ws)
+        if why is not None:
+            # a message sent before it was parked, or sent again after its worker died (Celery
+            # requeues a killed job's message): a parked workspace is not run until unparked, or a
+            # job that kills its worker would keep doing so on every redelivery
+            reason = f"parked ({why or 'no reason kept'}): reverie fleet unpark {ws}"
+            log.warning("fleet: %s not run: %s", ws, reason)
+            return JobOutcome(ws, "parked", reason)
         died = coord.started(ws)
         if died >= cfg.crash_park_after:
             reason = f"{died} jobs died mid-run (killed, or past the hard time limit)"
@@ -316,6 +345,22 @@ def _tell_unheard(coord: Coordinator) -> None:
         _unheard.discard(ws)
 
 
+def _no_root(job: _Job) -> JobOutcome:
+    """The fleet root itself is not what the job was sent for (missing, empty, or another kind of
+    root: the shared file system not mounted on this worker, or mounted elsewhere): no workspace of
+    it can be judged gone from here, so nothing is removed; the workspace is due again after the
+    failure back-off (another worker, or this one once the root is back, takes it)."""
+    reason = (
+        f"the fleet root {job.root} is missing or is not a {job.kind} root (the shared file system "
+        "not mounted on this worker?); nothing was removed"
+    )
+    due = _due_after(job.coord, job.cfg, job.ws, ("error", reason), progressed=False)
+    due = due if due is not None else job.coord.now()
+    job.coord.make_due({job.ws: due})
+    log.error("fleet: %s: %s; tried again in %.0f s", job.ws, reason, due - job.coord.now())
+    return JobOutcome(job.ws, "error", reason, next_due=due)
+
+
 def _gone(job: _Job, reason: str) -> JobOutcome:
     """No workspace to dream (forgotten, never written, or reached only through a link): take it
     out of the due index and, in a root of scopes, remove its stray marker — then check again and
@@ -331,7 +376,7 @@ def _gone(job: _Job, reason: str) -> JobOutcome:
             path = None
         if path is not None and pending(path) > 0:
             scopes.mark_due(job.ws)
-            job.coord.make_due({job.ws: time.time()})
+            job.coord.make_due({job.ws: job.coord.now()})
     log.warning("fleet: %s gone: %s; its due entry and marker are removed", job.ws, reason)
     return JobOutcome(job.ws, "gone", reason)
 
@@ -343,8 +388,10 @@ def _run(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
     dream = rt.dream
     try:
         dream.epoch = bump_epoch(rt.workspace.state_dir)
-    except WorkspaceError as exc:  # removed (forget-user) since the job began
-        return _interrupted(job, "fenced", str(exc))
+    except WorkspaceError as exc:
+        if identity(job.path) == job.identity:
+            raise  # the workspace is there and refused (a link in it): an error, backing off
+        return _interrupted(job, "fenced", str(exc))  # removed (forget-user) since the job began
     if not coord.renew(
         ws, job.token, cfg.lease_seconds, cfg.claim_seconds
     ):  # paused past the lease before the bump
@@ -383,12 +430,8 @@ def _run(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
             log.debug("fleet: %s: unexpected error", ws, exc_info=True)
             text = f"unexpected error: {type(exc).__name__}: {exc}"
         log.warning("fleet: Dream for %s failed: %s", ws, text)
-        with still_there(job.path, job.identity) as here:
-            if here:
-                due = _due_after(coord, cfg, ws, ("error", text), progressed=False)
-                coord.unmark(ws)
-                coord.make_due({ws: due or time.time()})
-        return JobOutcome(ws, "error", text, seconds=time.monotonic() - start)
+        due = _back_off(job, text)
+        return JobOutcome(ws, "error", text, seconds=time.monotonic() - start, next_due=due)
     finally:
         beat.stop()
         rt.git.close()
@@ -396,7 +439,7 @@ def _run(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
         # a local run (CLI, serve, or a stopped job on this host) holds the run lock: the workspace
         # stays due, tried again after retryBackoffSeconds (serve --root's rule for the same case)
         with still_there(job.path, job.identity) as here:
-            due = time.time() + cfg.retry_backoff_seconds if here else None
+            due = coord.now() + cfg.retry_backoff_seconds if here else None
             if due is not None:
                 coord.make_due({ws: due})
         return JobOutcome(
@@ -437,12 +480,32 @@ def _settle(job: _Job, rt: Runtime, result: DreamResult, *, progressed: bool) ->
             scopes.unmark_due(ws)
         left = rt.store.pending_count()
         if due is None and left > 0:
-            due = time.time() + cfg.debounce_seconds
+            due = coord.now() + cfg.debounce_seconds
         if left > 0 and scopes is not None:
             # the disk first: if Redis fails next (or loses its data), the marker brings it back
             scopes.mark_due(ws)
         if due is not None:
             coord.make_due({ws: due})
+        return due
+
+
+def _back_off(job: _Job, reason: str) -> float | None:
+    """A job that ended in an error (its run raised, or the workspace refused before or after it):
+    the workspace is due again after the failure back-off, doubling with each failure in a row
+    (``_due_after``), so a workspace that fails every time is neither dropped from the due index
+    with its history pending nor sent again in a hot loop. Nothing is written back for a workspace
+    that is gone (forgotten, never written); one whose state directory is broken (so its fence lock
+    cannot be taken) but which is still the directory the job began in is made due all the same.
+    Returns when it is due next (None: gone)."""
+    if job.path is None or job.identity is None:
+        return None
+    with still_there(job.path, job.identity) as here:
+        if not here and identity(job.path) != job.identity:
+            return None
+        due = _due_after(job.coord, job.cfg, job.ws, ("error", reason), progressed=False)
+        due = due if due is not None else job.coord.now()
+        job.coord.unmark(job.ws)
+        job.coord.make_due({job.ws: due})
         return due
 
 
@@ -454,5 +517,5 @@ def _interrupted(job: _Job, status: str, reason: str) -> JobOutcome:
     assert job.path is not None
     with still_there(job.path, job.identity) as here:
         if here:
-            job.coord.make_due({job.ws: time.time()})
+            job.coord.make_due({job.ws: job.coord.now()})
     return JobOutcome(job.ws, status, reason, seconds=time.monotonic() - job.start)

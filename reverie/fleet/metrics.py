@@ -80,7 +80,7 @@ def backlog_of(state: FleetState) -> Backlog:
         runs=runs,
         failures=state.totals.get("failures", 0),
         tokens=state.totals.get("tokens", 0),
-        paused=time.time() < state.paused_until,
+        paused=(state.now or time.time()) < state.paused_until,
     )
 
 
