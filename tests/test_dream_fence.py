@@ -4,6 +4,7 @@ as before."""
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 from support.dream_helpers import MEM, edit, make_env
@@ -236,4 +237,36 @@ def test_a_state_directory_that_is_a_link_is_refused_and_nothing_written_through
     assert "\n" not in str(raised.value)
     with pytest.raises(UnsafePathError):
         section_lock(ws / "memory" / ".reverie")
+    assert sorted(p.name for p in outside.rglob("*")) == before
+
+
+@pytest.mark.parametrize("link", ["memory/.reverie", "memory"])
+def test_the_run_lock_of_a_restore_or_purge_is_not_made_through_a_link(tmp_path, link):
+    """Was: the operations that hold Dream's run lock (restore, revert, approve, purge) created
+    ``memory/.reverie`` and its ``dream.lock`` through a link out of the workspace. Now they are
+    refused as the fence is: `UnsafePathError`, one line, nothing made outside."""
+    import shutil
+
+    import reverie
+    from reverie.dream.lock import dream_run_lock
+    from reverie.errors import UnsafePathError
+
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    with reverie.open(ws) as mem:
+        mem.init()
+    (ws / "memory" / ".reverie").mkdir(exist_ok=True)
+    target = ws / link
+    shutil.copytree(target, outside)
+    shutil.rmtree(target)
+    if link == "memory":
+        shutil.rmtree(outside / ".reverie")  # the run lock would make it again, outside
+    else:
+        for child in list(outside.iterdir()):
+            (shutil.rmtree if child.is_dir() else os.unlink)(child)
+    target.symlink_to(outside)
+    before = sorted(p.name for p in outside.rglob("*"))
+    with pytest.raises(UnsafePathError, match="symbolic link") as raised:
+        with dream_run_lock(ws / "memory" / ".reverie", "purge"):
+            pass
+    assert "\n" not in str(raised.value)
     assert sorted(p.name for p in outside.rglob("*")) == before

@@ -57,6 +57,7 @@ __all__ = [
     "read_epoch",
     "section_lock",
     "ensure_state_dir",
+    "refuse_linked_state_dir",
     "identity",
     "still_there",
     "EPOCH_FILE",
@@ -69,17 +70,25 @@ _ANCHOR_DEPTH = 50
 _ANCHOR_KINDS = ("dream", "restore", "revert")
 
 
-def ensure_state_dir(state_dir: Path) -> Path:
-    """``memory/.reverie`` of a workspace that exists, created if missing; never the workspace
-    itself (`WorkspaceError` when it is gone: a removed workspace is not brought back), and never
-    through a symbolic link (`UnsafePathError` when ``memory`` or ``memory/.reverie`` is one: the
-    locks and the epoch made here would land wherever it points, outside the workspace)."""
+def refuse_linked_state_dir(state_dir: Path) -> Path:
+    """``state_dir`` when neither it nor ``memory`` is a symbolic link; `UnsafePathError` otherwise
+    (the locks and the epoch made there would land wherever the link points, outside the
+    workspace). Every creator of the state directory checks this first."""
     state_dir = Path(state_dir)
     for part in (state_dir.parent, state_dir):
         if part.is_symlink():
             raise UnsafePathError(
                 f"{part} is a symbolic link; a workspace's state is never written through one"
             )
+    return state_dir
+
+
+def ensure_state_dir(state_dir: Path) -> Path:
+    """``memory/.reverie`` of a workspace that exists, created if missing; never the workspace
+    itself (`WorkspaceError` when it is gone: a removed workspace is not brought back), and never
+    through a symbolic link (`UnsafePathError` when ``memory`` or ``memory/.reverie`` is one: the
+    locks and the epoch made here would land wherever it points, outside the workspace)."""
+    state_dir = refuse_linked_state_dir(state_dir)
     if not state_dir.is_dir():
         root = state_dir.parent.parent
         if not root.is_dir():

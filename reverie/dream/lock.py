@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import LockTimeoutError
 from ..storage.locking import Lock, lock_path
-from .fence import ensure_state_dir, section_lock
+from .fence import ensure_state_dir, refuse_linked_state_dir, section_lock
 
 __all__ = ["RunLock", "dream_run_lock", "WAIT_SECONDS", "GRACE_SECONDS"]
 
@@ -30,10 +30,11 @@ GRACE_SECONDS = 0.4
 def _path(state_dir: Path, *, create: bool = False) -> Path:
     """The run lock's file. A Dream run (``create`` false) never creates its workspace: one removed
     under it (``forget-user``) stays removed; an operation that writes (``dream_run_lock``) creates
-    the workspace's state directory as its first write would."""
+    the workspace's state directory as its first write would, never through a link."""
     if create:
-        Path(state_dir).mkdir(parents=True, exist_ok=True)
-        return lock_path(Path(state_dir) / "dream")
+        state_dir = refuse_linked_state_dir(state_dir)
+        state_dir.mkdir(parents=True, exist_ok=True)
+        return lock_path(state_dir / "dream")
     return lock_path(ensure_state_dir(state_dir) / "dream")
 
 
