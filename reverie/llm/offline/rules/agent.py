@@ -268,6 +268,32 @@ _VERBLESS = (
 )
 _SPELLING = {"uk": "British", "us": "American"}
 
+#: A format of answers said as what helps the user read them (``_helps``): "Bullet points help me
+#: a lot", "so tables work better for me", "Numbered lists are easier for me to follow".
+_HELPFUL_FORMAT = (
+    r"(?P<fmt>bullet points|bullets|numbered lists|short paragraphs|tables)"
+    r"(?: (?:really|genuinely|always|honestly|definitely))?"
+    r" (?:(?:help|helps)(?: me)?(?: (?:a lot|loads|heaps|so much|a great deal|massively|hugely))?"
+    r"|(?:work|works) (?:(?:much|way|so much|a lot|far) )?better for me"
+    r"|(?:are|is) (?:(?:much|way|so much|a lot|far) )?easier for me(?: to (?:read|follow|take in|"
+    r"digest|skim))?)"
+)
+
+
+#: The clause is a format said to help the user: a statement of theirs, so it may follow another
+#: clause ("I have ADHD, so bullet points help a lot"), which an instruction to the agent may not.
+HELPS_THE_USER = re.compile(
+    r"^(?:(?:so|and|also|honestly|tbh|plus|but|generally|personally)[,\s]+)*"
+    rf"{_HELPFUL_FORMAT}\s*[.!]*$",
+    re.I,
+)
+
+
+def _helps(f: Filling) -> bool:
+    """ "Bullet points help me a lot": the format, as the line of the rule."""
+    f.values["line"] = f"Answer in {f.groups['fmt'].lower()}"
+    return True
+
 
 def _verbless(f: Filling) -> bool:
     """The line of a request said with no verb, when a marker makes it one ("please", "pls",
@@ -539,6 +565,14 @@ RULES = [
         r"(?:,\s*not (?:in )?[a-z]+(?: ones)?)?\s*[.!]*$",
         "{line}",
         finish=lambda f: _verbless(f),
+    ),
+    # a format said as what helps the user read the answers, the clause nothing else: "Bullet
+    # points help me a lot", "so tables work better for me" (not "… help me at work", "her bullet
+    # points help", "would tables help?")
+    rule(
+        HELPS_THE_USER.pattern,
+        "{line}",
+        finish=_helps,
     ),
     rule(
         r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"
