@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from ..framing import framed, temporary
 from .agent import AGENT_VERBS
 from .person import first_person
-from .shorthand import household, spelled, with_subject
+from .shorthand import household, spelled, titled_here, with_subject
 
 #: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I
 #: like Perl").
@@ -545,6 +545,9 @@ def _fragments(part: str) -> list[str]:
     items = [i.strip().rstrip(".!") for i in part.split(",")]
     if len(items) < 2:
         return [part]
+    titled = titled_here(items[0])
+    if titled:  # "Nurse here, ICU, nights": the introduction is a clause of its own
+        return [titled, part.split(",", 1)[1].strip()]
     read = [household(i) or with_subject(i) for i in items]
     if any(not i or said == i for i, said in zip(items, read)):
         return [part]

@@ -15,7 +15,7 @@ import re
 from ..kinds import given_name, noun
 from .values import is_role
 
-__all__ = ["household", "spelled", "with_subject"]
+__all__ = ["household", "spelled", "titled_here", "with_subject"]
 
 #: Contractions typed without their apostrophe. Words that are words without it ("were", "wont",
 #: "ill", "id", "its", "hell") are left alone.
@@ -277,12 +277,29 @@ def with_subject(clause: str) -> str:
     for rx, subject in _PREDICATES:
         if rx.match(bare):
             return subject + bare[:1].lower() + bare[1:]
+    titled = titled_here(text)
+    if titled:
+        return titled
     m = _ROLE_AT.match(bare)
     if m and is_role(m.group("r")) and not _STUDIES.search(m.group("r")):
         role = m.group("r")
         article = "an" if role[:1].lower() in "aeiou" else "a"
         return f"I'm {article} {role[:1].lower()}{role[1:]} {m.group('rest')}"
     return text
+
+
+def titled_here(item: str) -> str | None:
+    """A job title with "here" and no subject, as people introduce themselves ("Nurse here",
+    "Retired postman here!", "Accountant here, small firm"): "I'm a nurse"; None for anything else
+    ("The nurse here", "New here", "Student here")."""
+    m = _HERE.search(item)
+    if not m:
+        return None
+    role = item[: m.start()].strip()
+    if not is_role(role) or _STUDIES.search(role):
+        return None
+    article = "an" if role[:1].lower() in "aeiou" else "a"
+    return f"I'm {article} {role[:1].lower()}{role[1:]}"
 
 
 #: A student studies where a worker works: "Masters student at UofT" is left to the rules.
