@@ -238,7 +238,13 @@ CORRECTION_CUE = re.compile(
     r"(?:(?:ha|haha|oops|ugh|argh),?\s*)?(?:the|my|stupid) (?:phone|keyboard|autocorrect) "
     r"(?:changed|messed up|corrected|autocorrected|mangled)(?: it| that| my \w+)?|"
     r"small thing|scratch that|make that|changed my mind|i changed my mind|update on that|"
-    r"change of plans?(?: on [a-z]+)?|on second thought|heads up)\b"
+    r"change of plans?(?: on [a-z]+)?|on second thought|heads up|"
+    # twelfth round: a mistake owned before the right value, whatever the value's kind ("My bad,
+    # …", "OK I lied, …", "I misspoke earlier —", "Wrong uni —", "Got that wrong:")
+    r"(?:ok(?:ay)?,? |so,? )?(?:i lied|my bad|my mistake|i was wrong|i mis-?spoke(?: earlier)?|"
+    r"i got (?:that|it) wrong|got (?:that|it) wrong|to correct myself|silly me|typo(?: earlier)?|"
+    r"wrong (?:city|town|country|uni|university|school|college|company|job|employer|name|"
+    r"date|day|year|number|one|word|language|breed|team)))\b"
     r"[,:!\s-]*",
     re.I,
 )
