@@ -11,7 +11,9 @@ look-alikes in its own words that must give nothing of it.
   "sparky"), or of a trade outside tech ("civil servant", "dental hygienist", "postman"); a
   retired title is no job now ("I'm a retired teacher" is ``Is a retired teacher``);
 - a meeting's cadence by its week of the month or quarter ("the first Tuesday of every quarter"),
-  with where it is held after it ("…, on Google Meet", "…, at the community centre").
+  with where it is held after it ("…, on Google Meet", "…, at the community centre");
+- a home named by its kind and where it lies from a known place ("I live in a small village
+  outside Cork" is ``Lives in a village outside Cork``).
 
 Most cases run ``extract_facts`` on one message (cheap: no workspace, no Dream); one per class
 runs through the real path (archive, history, a real Dream).
@@ -189,11 +191,44 @@ def test_a_cadence_look_alike_gives_no_cadence(message: str) -> None:
     assert not [f for f in got if f.startswith("Team cadence")], (message, got)
 
 
+# -- a home named by its kind, near a place ----------------------------------------------------------------
+HOMES = [
+    ("I live in a tiny village near Kendal.", "Lives in a village near Kendal"),
+    ("Retired nurse, living in a little hamlet outside Galway.", "Lives in a hamlet outside Galway"),
+    ("We've just moved into a cottage north of Inverness.", "Lives in a cottage north of Inverness"),
+    ("We live in a town about twenty minutes outside Lyon.", "Lives in a town outside Lyon"),
+]
+
+
+@pytest.mark.parametrize(("message", "line"), HOMES)
+def test_a_home_near_a_place_is_read(message: str, line: str) -> None:
+    assert line in facts(message), (message, facts(message))
+    assert canon(line).slot == "home"
+
+
+HOME_LOOK_ALIKES = [
+    "I live in a house near the park.",  # no place the gazetteer knows
+    "My brother lives in a village near Kendal.",  # someone else's
+    "We stayed in a cottage near Keswick last week.",  # a trip
+    "I'd love to live in a village near Bath one day.",  # a wish
+    "I grew up in a village outside Galway.",  # the past
+    "I used to live in a town near Lyon.",  # the past
+    "living in a van near Bristol for the summer",  # a passing state
+]
+
+
+@pytest.mark.parametrize("message", HOME_LOOK_ALIKES)
+def test_a_home_look_alike_gives_no_home(message: str) -> None:
+    got = facts(message)
+    assert not [f for f in got if f.startswith("Lives in")], (message, got)
+
+
 # -- through the real path ----------------------------------------------------------------------------
 REAL_PATH = [
     ("I have ADHD, so bullet points help a lot.", ("SOUL.md", "Answer in bullet points")),
     ("Been veggie about a decade now.", ("USER.md", "Is vegetarian")),
     ("Accountant here, small firm in Leeds.", ("USER.md", "Works as accountant")),
+    ("I live in a small village outside Cork.", ("USER.md", "Lives in a village outside Cork")),
     (
         "Board meeting is the first Monday of every quarter.",
         ("memory/MEMORY.md", "Team cadence: Board meeting the first Monday of every quarter"),
