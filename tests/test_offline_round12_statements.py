@@ -13,7 +13,9 @@ look-alikes in its own words that must give nothing of it.
 - a meeting's cadence by its week of the month or quarter ("the first Tuesday of every quarter"),
   with where it is held after it ("…, on Google Meet", "…, at the community centre");
 - a home named by its kind and where it lies from a known place ("I live in a small village
-  outside Cork" is ``Lives in a village outside Cork``).
+  outside Cork" is ``Lives in a village outside Cork``);
+- a language spoken to a degree ("I speak a little Igbo", "I get by in French", "I speak decent
+  English"): a lesser degree is kept in the line, a fluent one says it is spoken.
 
 Most cases run ``extract_facts`` on one message (cheap: no workspace, no Dream); one per class
 runs through the real path (archive, history, a real Dream).
@@ -223,12 +225,46 @@ def test_a_home_look_alike_gives_no_home(message: str) -> None:
     assert not [f for f in got if f.startswith("Lives in")], (message, got)
 
 
+# -- a language spoken to a degree ------------------------------------------------------------------
+LANGUAGES = [
+    ("I speak a little Tagalog.", "Speaks a little Tagalog"),
+    ("i speak basic italian", "Speaks basic Italian"),
+    ("I can get by in Portuguese.", "Speaks some Portuguese"),
+    ("I speak decent Spanish, from living in Quito.", "Speaks Spanish"),
+    ("I have some Polish, and a bit of Czech.", "Speaks some Polish"),
+    ("I speak broken Greek.", "Speaks some Greek"),
+]
+
+
+@pytest.mark.parametrize(("message", "line"), LANGUAGES)
+def test_a_language_spoken_to_a_degree_is_read(message: str, line: str) -> None:
+    assert line in facts(message), (message, facts(message))
+    assert canon(line).target == USER
+
+
+LANGUAGE_LOOK_ALIKES = [
+    "I have some Polish neighbours.",  # a noun follows
+    "I have some Greek yoghurt in the fridge.",  # food
+    "I speak some French words to the kids.",  # words, not the language
+    "My daughter speaks a little Tagalog.",  # someone else's
+    "I get by in Paris with a phrasebook.",  # a place
+    "I don't speak a little Tagalog, I speak none.",  # a denial
+]
+
+
+@pytest.mark.parametrize("message", LANGUAGE_LOOK_ALIKES)
+def test_a_language_look_alike_gives_no_language(message: str) -> None:
+    got = facts(message)
+    assert not [f for f in got if f.startswith("Speaks")], (message, got)
+
+
 # -- through the real path ----------------------------------------------------------------------------
 REAL_PATH = [
     ("I have ADHD, so bullet points help a lot.", ("SOUL.md", "Answer in bullet points")),
     ("Been veggie about a decade now.", ("USER.md", "Is vegetarian")),
     ("Accountant here, small firm in Leeds.", ("USER.md", "Works as accountant")),
     ("I live in a small village outside Cork.", ("USER.md", "Lives in a village outside Cork")),
+    ("I get by in French, not much more.", ("USER.md", "Speaks some French")),
     (
         "Board meeting is the first Monday of every quarter.",
         ("memory/MEMORY.md", "Team cadence: Board meeting the first Monday of every quarter"),
