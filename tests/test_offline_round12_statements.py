@@ -15,7 +15,10 @@ look-alikes in its own words that must give nothing of it.
 - a home named by its kind and where it lies from a known place ("I live in a small village
   outside Cork" is ``Lives in a village outside Cork``);
 - a language spoken to a degree ("I speak a little Igbo", "I get by in French", "I speak decent
-  English"): a lesser degree is kept in the line, a fluent one says it is spoken.
+  English"): a lesser degree is kept in the line, a fluent one says it is spoken;
+- a second statement after "and" with the subject left out, after one of the user's own ("I work
+  as a teacher and live in Porto"), and a relative named as living with the user ("I live in
+  Porto with my wife Ana").
 
 Most cases run ``extract_facts`` on one message (cheap: no workspace, no Dream); one per class
 runs through the real path (archive, history, a real Dream).
@@ -258,6 +261,40 @@ def test_a_language_look_alike_gives_no_language(message: str) -> None:
     assert not [f for f in got if f.startswith("Speaks")], (message, got)
 
 
+# -- two statements of one subject; a relative named in the household ----------------------------------
+JOINED = [
+    ("I work as a midwife and live in Dundee.", {"Works as midwife", "Lives in Dundee"}),
+    ("I'm a plumber and live near Swansea.", {"Works as plumber"}),
+    ("I live in Graz and work at Magna.", {"Lives in Graz", "Works at Magna"}),
+    ("I teach history and live in Dundee.", {"Lives in Dundee"}),
+    ("I live in Aarhus with my husband Lars.", {"Lives in Aarhus", "Has a husband named Lars"}),
+    ("We live with my mum Irene.", {"Has a mum named Irene"}),
+    ("We moved to Bath with my partner Sam.", {"Has a partner named Sam"}),
+]
+
+
+@pytest.mark.parametrize(("message", "lines"), JOINED)
+def test_both_statements_and_the_named_relative_are_read(message: str, lines: set[str]) -> None:
+    assert lines <= set(facts(message)), (message, facts(message))
+
+
+JOINED_LOOK_ALIKES = [
+    ("I used to work at Magna and live in Graz.", ("Works at", "Lives in")),  # the past
+    ("I want to work as a midwife and live in Dundee.", ("Works as", "Lives in")),  # a wish
+    ("My wife works as a midwife and lives in Dundee.", ("Works as", "Lives in")),  # hers
+    ("I work nights and live in fear of the rota.", ("Lives in",)),  # no place
+    ("I had dinner with my boss Tom.", ("Has a",)),  # an event
+    ("I used to live with my sister Kate.", ("Has a",)),  # the past
+    ("I'd like to live with my girlfriend Mia one day.", ("Has a",)),  # a wish
+]
+
+
+@pytest.mark.parametrize(("message", "kinds"), JOINED_LOOK_ALIKES)
+def test_a_joined_look_alike_gives_none_of_them(message: str, kinds: tuple[str, ...]) -> None:
+    got = facts(message)
+    assert not [f for f in got if f.startswith(kinds)], (message, got)
+
+
 # -- through the real path ----------------------------------------------------------------------------
 REAL_PATH = [
     ("I have ADHD, so bullet points help a lot.", ("SOUL.md", "Answer in bullet points")),
@@ -265,6 +302,7 @@ REAL_PATH = [
     ("Accountant here, small firm in Leeds.", ("USER.md", "Works as accountant")),
     ("I live in a small village outside Cork.", ("USER.md", "Lives in a village outside Cork")),
     ("I get by in French, not much more.", ("USER.md", "Speaks some French")),
+    ("I work as a nurse and live in Leeds.", ("USER.md", "Lives in Leeds")),
     (
         "Board meeting is the first Monday of every quarter.",
         ("memory/MEMORY.md", "Team cadence: Board meeting the first Monday of every quarter"),

@@ -498,12 +498,22 @@ _AND_CLAUSE = re.compile(
     r"runs?|uses?|stays?|starts?|goes|go|takes?|gets?|needs?|handles?|sits?|hosts?)\s"
     r"|(?-i:[A-Z])[\w-]*(?:\s+[\w-]+){0,2}\s+(?:is|are)\s+(?:my|our)\s)"
     r"|(?P<v>(?:use|carry|speak|sign|keep|own|teach|play|run|have|mix|record|write|volunteer|"
-    r"coach|train|grow|ride|drive|cook|bake|work from|live with)\s))",
+    r"coach|train|grow|ride|drive|cook|bake|work from|live with|"
+    # twelfth round: the places and work of a statement after one of the user's ("I work as a
+    # teacher and live in Porto", "I'm a nurse and work nights at St Mary's")
+    r"live in|live near|live outside|work at|work as|work for|work in)\s))",
     re.I,
 )
 #: A state of the user's ("I'm Deaf", "I'm allergic to peanuts") before which a second verb may
 #: leave its subject out: "I'm Deaf and use BSL", "… and carry an EpiPen".
 _I_AM_STATE = re.compile(r"^(?:i'm|i am)\s", re.I)
+#: A statement of the user's own in the present before "and" ("I work as a teacher and live in
+#: Porto", "I teach maths and coach the school team"): the second verb's subject is the user too.
+_I_STATE = re.compile(
+    r"^i (?:also |currently |still )?(?:work|live|teach|speak|study|run|own|keep|use|coach|"
+    r"volunteer|manage)\s",
+    re.I,
+)
 #: The words before "and" are a clause: the user as a pronoun subject, or a verb of being or
 #: having after "my …" ("my first language is …"); "my husband Kwame" is a subject only.
 _HAS_VERB = re.compile(
@@ -529,7 +539,7 @@ def coordinated_clauses(part: str) -> list[str]:
         left = part[start : m.start()].strip()
         right = part[m.end() :].strip()
         if m.group("v"):
-            if not _I_AM_STATE.match(left):
+            if not (_I_AM_STATE.match(left) or _I_STATE.match(left)):
                 continue  # "we had to dig deep and keep on pushing": one clause, its subject's
             right = f"I {right}"
         if len(left.split()) < 2 or len(right.split()) < 3 or not _HAS_VERB.search(left):
