@@ -17,8 +17,8 @@ look-alikes in its own words that must give nothing of it.
 - a language spoken to a degree ("I speak a little Igbo", "I get by in French", "I speak decent
   English"): a lesser degree is kept in the line, a fluent one says it is spoken;
 - a second statement after "and" with the subject left out, after one of the user's own ("I work
-  as a teacher and live in Porto"), and a relative named as living with the user ("I live in
-  Porto with my wife Ana").
+  as a teacher and live in Porto", "…, working as a chef"), and a relative named as living with
+  the user ("I live in Porto with my wife Ana").
 
 Most cases run ``extract_facts`` on one message (cheap: no workspace, no Dream); one per class
 runs through the real path (archive, history, a real Dream).
@@ -270,6 +270,9 @@ JOINED = [
     ("I live in Aarhus with my husband Lars.", {"Lives in Aarhus", "Has a husband named Lars"}),
     ("We live with my mum Irene.", {"Has a mum named Irene"}),
     ("We moved to Bath with my partner Sam.", {"Has a partner named Sam"}),
+    # a job said as a participle, its subject left out
+    ("I'm from Chile, living in Lyon since 2019, working as a baker.", {"Works as baker"}),
+    ("Based in Cork, working as a paramedic.", {"Lives in Cork", "Works as paramedic"}),
 ]
 
 
@@ -286,6 +289,10 @@ JOINED_LOOK_ALIKES = [
     ("I had dinner with my boss Tom.", ("Has a",)),  # an event
     ("I used to live with my sister Kate.", ("Has a",)),  # the past
     ("I'd like to live with my girlfriend Mia one day.", ("Has a",)),  # a wish
+    ("Working at your own pace is fine.", ("Works",)),  # no job
+    ("Working as a team is hard.", ("Works",)),  # no job
+    ("My wife is working as a baker.", ("Works",)),  # hers
+    ("Working at home today.", ("Works",)),  # a passing day
 ]
 
 

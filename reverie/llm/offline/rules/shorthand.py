@@ -225,7 +225,10 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
             r"fluent in\b|a native (?:\w+ )?speaker\b|native \w+ speaker\b|based (?:in|out of)\b|"
             r"originally from\b|married to\b|single (?:mom|mum|dad|mother|father|parent)\b|living "
             r"in\b|"
-            r"obsessed with\b|passionate about\b|(?:\d+ weeks )?pregnant\b)",
+            r"obsessed with\b|passionate about\b|(?:\d+ weeks )?pregnant\b|"
+            # a job said as a participle ("…, working as a chef", "Working at Tesco now"); never an
+            # instruction ("Work at your own pace" is one)
+            r"working (?:as|at|for) (?:an? |the )?\w)",
             re.I,
         ),
         "I'm ",
