@@ -143,6 +143,9 @@ TITLE_LOOK_ALIKES = [
     "My dad is a vet.",  # someone else's
     "I'm a former nurse.",  # held once
     "Long time listener here.",  # no title
+    "Cat owner here, two ragdolls.",  # a belonging, not a trade
+    "Amateur photographer here.",  # a pastime
+    "Fellow engineer here.",  # the listener's trade
 ]
 
 

@@ -291,6 +291,16 @@ def with_subject(clause: str) -> str:
     return text
 
 
+#: A title said with "here" that is a pastime or a belonging, not a trade: "Horse owner here",
+#: "Amateur photographer here", "Fellow engineer here" (the listener's trade, maybe not the user's).
+_NO_TRADE = re.compile(
+    r"^(?:fellow|amateur|hobby|hobbyist|weekend|proud|keen|avid|another)\b"
+    r"|^(?!(?:shop|business|restaurant|cafe|café|bakery|salon|studio|gym|bar|pub|store|company|firm|"
+    r"farm|hotel|b&b)\b)\S+ owner$",
+    re.I,
+)
+
+
 def titled_here(item: str) -> str | None:
     """A job title with "here" and no subject, as people introduce themselves ("Nurse here",
     "Retired postman here!", "Accountant here, small firm"): "I'm a nurse"; None for anything else
@@ -299,7 +309,7 @@ def titled_here(item: str) -> str | None:
     if not m:
         return None
     role = item[: m.start()].strip()
-    if not is_role(role) or _STUDIES.search(role):
+    if not is_role(role) or _STUDIES.search(role) or _NO_TRADE.search(role):
         return None
     article = "an" if role[:1].lower() in "aeiou" else "a"
     return f"I'm {article} {role[:1].lower()}{role[1:]}"
