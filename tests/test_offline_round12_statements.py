@@ -17,8 +17,9 @@ look-alikes in its own words that must give nothing of it.
 - a language spoken to a degree ("I speak a little Igbo", "I get by in French", "I speak decent
   English"): a lesser degree is kept in the line, a fluent one says it is spoken;
 - a second statement after "and" with the subject left out, after one of the user's own ("I work
-  as a teacher and live in Porto", "…, working as a chef"), and a relative named as living with
-  the user ("I live in Porto with my wife Ana").
+  as a teacher and live in Porto", "…, working as a chef"), a relative named as living with the
+  user ("I live in Porto with my wife Ana"), and pets named as the user's ("Luna is our cat", "My
+  dogs are Oscar and Bella").
 
 Most cases run ``extract_facts`` on one message (cheap: no workspace, no Dream); one per class
 runs through the real path (archive, history, a real Dream).
@@ -276,6 +277,9 @@ JOINED = [
     # a job said as a participle, its subject left out
     ("I'm from Chile, living in Lyon since 2019, working as a baker.", {"Works as baker"}),
     ("Based in Cork, working as a paramedic.", {"Lives in Cork", "Works as paramedic"}),
+    # pets named as the user's, by "our" as by "my", a pair by its plural
+    ("Luna is our cat.", {"Has a cat named Luna"}),
+    ("My dogs are Oscar and Bella.", {"Has a dog named Oscar", "Has a dog named Bella"}),
 ]
 
 
@@ -296,6 +300,9 @@ JOINED_LOOK_ALIKES = [
     ("Working as a team is hard.", ("Works",)),  # no job
     ("My wife is working as a baker.", ("Works",)),  # hers
     ("Working at home today.", ("Works",)),  # a passing day
+    ("My sister's dogs are Oscar and Bella.", ("Has a",)),  # hers
+    ("Oscar is our neighbour's dog.", ("Has a",)),  # theirs
+    ("My favourite dogs are Labradors and Collies.", ("Has a",)),  # breeds, no names
 ]
 
 
