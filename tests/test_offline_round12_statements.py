@@ -4,7 +4,8 @@ Every sentence here was written for these tests, not taken from a corpus; each c
 look-alikes in its own words that must give nothing of it.
 
 - an answer format said as what helps the user ("Bullet points help me a lot"), also after another
-  clause ("I have ADHD, so tables work better for me"): a SOUL.md rule;
+  clause ("I have ADHD, so tables work better for me"): a SOUL.md rule; how answers open or close,
+  asked to stop ("Stop ending every answer with a question");
 - a diet held with how long ("been veggie about a decade") or by what one is on or doing ("I'm
   doing keto", "on low FODMAP for my IBS");
 - a job title as people introduce themselves ("Nurse here, ICU"), clipped ("backend dev",
@@ -68,6 +69,33 @@ FORMAT_LOOK_ALIKES = [
 
 @pytest.mark.parametrize("message", FORMAT_LOOK_ALIKES)
 def test_a_format_look_alike_gives_no_rule(message: str) -> None:
+    got = facts(message)
+    assert not [f for f in got if canon(f).target == SOUL], (message, got)
+
+
+ANSWER_ENDS = [
+    ("Stop ending every answer with a question.", "Never end answers with a question"),
+    ("please don't start your replies with a compliment", "Never start answers with a compliment"),
+    ("Don't finish every response with a summary, thanks.", "Never end answers with a summary"),
+]
+
+
+@pytest.mark.parametrize(("message", "line"), ANSWER_ENDS)
+def test_how_answers_open_or_close_asked_to_stop_is_a_rule(message: str, line: str) -> None:
+    assert line in facts(message), (message, facts(message))
+    assert canon(line).target == SOUL
+
+
+ANSWER_END_LOOK_ALIKES = [
+    "Stop ending the meeting with a quiz.",  # no answer of the agent's
+    "Don't end every email with Cheers.",  # the user's emails
+    "My boss doesn't end every answer with a question.",  # someone else's
+    "I never end my answers with a question.",  # the user's own habit
+]
+
+
+@pytest.mark.parametrize("message", ANSWER_END_LOOK_ALIKES)
+def test_an_answer_end_look_alike_gives_no_rule(message: str) -> None:
     got = facts(message)
     assert not [f for f in got if canon(f).target == SOUL], (message, got)
 

@@ -289,6 +289,24 @@ HELPS_THE_USER = re.compile(
 )
 
 
+#: How an answer is opened or closed, as a request to stop says it ("stop ending every answer
+#: with …", "don't start your replies with …"): the verb in its base form.
+_ENDS = {
+    "ending": "end", "end": "end", "finishing": "end", "finish": "end", "closing": "end",
+    "close": "end", "starting": "start", "start": "start", "opening": "start", "open": "start",
+    "beginning": "start", "begin": "start",
+}
+
+
+def _answers_framed(f: Filling) -> bool:
+    """ "Stop ending every answer with a question" → "Never end answers with a question"."""
+    what = third_person(f.groups["v"].strip().strip("'\"‘’“”").rstrip(".!"))
+    if not what or len(what.split()) > 10:
+        return False
+    f.values["line"] = f"Never {_ENDS[f.groups['e'].lower()]} answers with {what}"
+    return True
+
+
 def _helps(f: Filling) -> bool:
     """ "Bullet points help me a lot": the format, as the line of the rule."""
     f.values["line"] = f"Answer in {f.groups['fmt'].lower()}"
@@ -565,6 +583,20 @@ RULES = [
         r"(?:,\s*not (?:in )?[a-z]+(?: ones)?)?\s*[.!]*$",
         "{line}",
         finish=lambda f: _verbless(f),
+    ),
+    # how answers open or close, asked to stop: "Stop ending every answer with a question", "please
+    # don't start your replies with 'Great question!'" (not "… every email", "stop ending the
+    # meeting with …")
+    rule(
+        r"^(?:(?:please|pls|and|also|oh and)[,\s]+)*(?:can you |could you )?(?:stop|quit|don't|do not|"
+        r"no more) (?P<e>ending|starting|opening|closing|finishing|beginning|end|start|open|close|"
+        r"finish|begin) (?:every|each|all|all of|your|every single|all your) (?:(?:single|one of "
+        r"your|of your) )?(?:answers?|repl(?:y|ies)|responses?|messages?) with "
+        r"(?P<v>'[^']{1,40}'|\"[^\"]{1,40}\"|‘[^’]{1,40}’|“[^”]{1,40}”|[^.;!?,'\"‘“]{2,80}?)"
+        r"(?:,? (?:please|pls|thanks))?\s*[.!]*$",
+        "{line}",
+        negative=True,
+        finish=_answers_framed,
     ),
     # a format said as what helps the user read the answers, the clause nothing else: "Bullet
     # points help me a lot", "so tables work better for me" (not "… help me at work", "her bullet
