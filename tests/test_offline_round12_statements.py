@@ -15,8 +15,6 @@ look-alikes in its own words that must give nothing of it.
   with where it is held after it ("…, on Google Meet", "…, at the community centre");
 - a home named by its kind and where it lies from a known place ("I live in a small village
   outside Cork" is ``Lives in a village outside Cork``);
-- a language spoken to a degree ("I speak a little Igbo", "I get by in French", "I speak decent
-  English"): a lesser degree is kept in the line, a fluent one says it is spoken;
 - a second statement after "and" with the subject left out, after one of the user's own ("I work
   as a teacher and live in Porto", "…, working as a chef"), a relative named as living with the
   user ("I live in Porto with my wife Ana"), and pets named as the user's ("Luna is our cat", "My
@@ -260,39 +258,6 @@ def test_a_home_look_alike_gives_no_home(message: str) -> None:
     assert not [f for f in got if f.startswith("Lives in")], (message, got)
 
 
-# -- a language spoken to a degree ------------------------------------------------------------------
-LANGUAGES = [
-    ("I speak a little Tagalog.", "Speaks a little Tagalog"),
-    ("i speak basic italian", "Speaks basic Italian"),
-    ("I can get by in Portuguese.", "Speaks some Portuguese"),
-    ("I speak decent Spanish, from living in Quito.", "Speaks Spanish"),
-    ("I have some Polish, and a bit of Czech.", "Speaks some Polish"),
-    ("I speak broken Greek.", "Speaks some Greek"),
-]
-
-
-@pytest.mark.parametrize(("message", "line"), LANGUAGES)
-def test_a_language_spoken_to_a_degree_is_read(message: str, line: str) -> None:
-    assert line in facts(message), (message, facts(message))
-    assert canon(line).target == USER
-
-
-LANGUAGE_LOOK_ALIKES = [
-    "I have some Polish neighbours.",  # a noun follows
-    "I have some Greek yoghurt in the fridge.",  # food
-    "I speak some French words to the kids.",  # words, not the language
-    "My daughter speaks a little Tagalog.",  # someone else's
-    "I get by in Paris with a phrasebook.",  # a place
-    "I don't speak a little Tagalog, I speak none.",  # a denial
-]
-
-
-@pytest.mark.parametrize("message", LANGUAGE_LOOK_ALIKES)
-def test_a_language_look_alike_gives_no_language(message: str) -> None:
-    got = facts(message)
-    assert not [f for f in got if f.startswith("Speaks")], (message, got)
-
-
 # -- two statements of one subject; a relative named in the household ----------------------------------
 JOINED = [
     ("I work as a midwife and live in Dundee.", {"Works as midwife", "Lives in Dundee"}),
@@ -346,7 +311,6 @@ REAL_PATH = [
     ("Been veggie about a decade now.", ("USER.md", "Is vegetarian")),
     ("Accountant here, small firm in Leeds.", ("USER.md", "Works as accountant")),
     ("I live in a small village outside Cork.", ("USER.md", "Lives in a village outside Cork")),
-    ("I get by in French, not much more.", ("USER.md", "Speaks some French")),
     ("I work as a nurse and live in Leeds.", ("USER.md", "Lives in Leeds")),
     (
         "Board meeting is the first Monday of every quarter.",

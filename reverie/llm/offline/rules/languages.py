@@ -79,37 +79,6 @@ def spoken_some(f: Filling) -> bool:
     return capitalised_v(f)
 
 
-#: Degrees said before a language that a line keeps ("Speaks a little Igbo"); the others say it is
-#: spoken ("I speak decent English" → "Speaks English").
-_SOME = {
-    "basic": "basic",
-    "some": "some",
-    "a little": "a little",
-    "a bit of": "a little",
-    "a little bit of": "a little",
-    "broken": "some",
-    "rusty": "rusty",
-    "passable": "some",
-    "school": "school",
-    "schoolboy": "school",
-    "schoolgirl": "school",
-    "beginner": "basic",
-}
-
-
-def _to_a_degree(f: Filling) -> bool:
-    """ "I speak a little Igbo" → "Speaks a little Igbo"; "I get by in French" → "Speaks some
-    French"; "I speak decent English" → "Speaks English"."""
-    language = f.groups.get("v") or f.groups.get("w") or ""
-    if not a_language(language):
-        return False
-    degree = "some" if f.groups.get("w") else _SOME.get((f.groups.get("d") or "").lower(), "")
-    name = language[:1].upper() + language[1:].lower()
-    f.template = f"Speaks {degree} {name}" if degree else f"Speaks {name}"
-    f.values["v"] = name
-    return True
-
-
 def capitalised_v(f: Filling) -> bool:
     f.values["v"] = f.values["v"][:1].upper() + f.values["v"][1:]
     return True
@@ -175,19 +144,6 @@ RULES = [
         {"v": is_language},
     ),
     rule(r"\bi (?:can )?speak (?:fluent )?(?P<v>[A-Z][a-z]+)\b", "Speaks {v}", {"v": is_language}),
-    # a language spoken to a degree: "I speak decent English", "I speak a little Igbo", "i speak
-    # basic german", "I get by in French": a degree of fluency is "Speaks X", a lesser one is kept
-    # ("Speaks a little Igbo"); a second language after "and" is its own clause's
-    rule(
-        r"\bi (?:also |can |can also )?(?:speak|have) (?P<d>decent|good|fluent|conversational|"
-        r"advanced|intermediate|ok|okay|basic|some|a little|a bit of|a little bit of|broken|rusty|"
-        r"passable|school|schoolboy|schoolgirl|beginner) (?P<v>[A-Za-z]+)"
-        r"(?=\s*(?:[,.;!?(—–-]|$)|\s+(?:and|but|at|from|since|too|as well|though|now|with|tbh)\b)"
-        r"|\bi (?:can )?get by in (?P<w>[A-Za-z]+)"
-        r"(?=\s*(?:[,.;!?(—–-]|$)|\s+(?:and|but|at|from|since|too|as well|though|now|with|tbh)\b)",
-        "Speaks {v}",
-        finish=_to_a_degree,
-    ),
     # typed in lower case, a list of two or three: "i speak greek and english", "i also speak
     # russian and decent english"
     rule(
