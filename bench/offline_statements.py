@@ -6,9 +6,10 @@ its lifecycle and archive), judged as ``tests/offline_statements.py`` says.
 
 ``--show`` lists every wrong line, stale line and missed fact (never for a held-out split unless
 named on the command line); ``--raw`` scores without the verdicts read by hand
-(``tests/data/statements/verdicts.tsv``), i.e. the judge's own figures; ``--kinds`` adds a table per
-split of counts by the writer's kind of item (facts, learned, wrong lines, stale items), counts only, so
-a validation split can say where it loses recall without anyone reading its items.
+(``tests/data/statements/verdicts.tsv``), i.e. the judge's own figures; ``--kinds`` adds a
+table per split of counts by the writer's kind of item (facts, learned, wrong lines, stale
+items), counts only, so a validation split can say where it loses recall without anyone reading
+its items.
 """
 
 from __future__ import annotations

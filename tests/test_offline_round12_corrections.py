@@ -23,8 +23,16 @@ import pytest
 # (turns, the old line, the line that replaces it)
 DREAMED: list[tuple[tuple[str, str], str, str]] = [
     (("I live in Bristol.", "My bad, I live in Bath."), "Lives in Bristol", "Lives in Bath"),
-    (("I work at Initech.", "Typo earlier, I work at Hooli."), "Works at Initech", "Works at Hooli"),
-    (("I'm a paramedic.", "My mistake, I'm a firefighter."), "Works as paramedic", "Works as firefighter"),
+    (
+        ("I work at Initech.", "Typo earlier, I work at Hooli."),
+        "Works at Initech",
+        "Works at Hooli",
+    ),
+    (
+        ("I'm a paramedic.", "My mistake, I'm a firefighter."),
+        "Works as paramedic",
+        "Works as firefighter",
+    ),
     (
         ("I live in Ghent.", "I misspoke earlier, we live in Antwerp."),
         "Lives in Ghent",

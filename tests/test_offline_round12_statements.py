@@ -229,8 +229,14 @@ def test_a_cadence_look_alike_gives_no_cadence(message: str) -> None:
 # -- a home named by its kind, near a place ----------------------------------------------------------------
 HOMES = [
     ("I live in a tiny village near Kendal.", "Lives in a village near Kendal"),
-    ("Retired nurse, living in a little hamlet outside Galway.", "Lives in a hamlet outside Galway"),
-    ("We've just moved into a cottage north of Inverness.", "Lives in a cottage north of Inverness"),
+    (
+        "Retired nurse, living in a little hamlet outside Galway.",
+        "Lives in a hamlet outside Galway",
+    ),
+    (
+        "We've just moved into a cottage north of Inverness.",
+        "Lives in a cottage north of Inverness",
+    ),
     ("We live in a town about twenty minutes outside Lyon.", "Lives in a town outside Lyon"),
 ]
 

@@ -292,9 +292,18 @@ HELPS_THE_USER = re.compile(
 #: How an answer is opened or closed, as a request to stop says it ("stop ending every answer
 #: with …", "don't start your replies with …"): the verb in its base form.
 _ENDS = {
-    "ending": "end", "end": "end", "finishing": "end", "finish": "end", "closing": "end",
-    "close": "end", "starting": "start", "start": "start", "opening": "start", "open": "start",
-    "beginning": "start", "begin": "start",
+    "ending": "end",
+    "end": "end",
+    "finishing": "end",
+    "finish": "end",
+    "closing": "end",
+    "close": "end",
+    "starting": "start",
+    "start": "start",
+    "opening": "start",
+    "open": "start",
+    "beginning": "start",
+    "begin": "start",
 }
 
 
@@ -588,10 +597,11 @@ RULES = [
     # don't start your replies with 'Great question!'" (not "… every email", "stop ending the
     # meeting with …")
     rule(
-        r"^(?:(?:please|pls|and|also|oh and)[,\s]+)*(?:can you |could you )?(?:stop|quit|don't|do not|"
-        r"no more) (?P<e>ending|starting|opening|closing|finishing|beginning|end|start|open|close|"
-        r"finish|begin) (?:every|each|all|all of|your|every single|all your) (?:(?:single|one of "
-        r"your|of your) )?(?:answers?|repl(?:y|ies)|responses?|messages?) with "
+        r"^(?:(?:please|pls|and|also|oh and)[,\s]+)*(?:can you |could you )?"
+        r"(?:stop|quit|don't|do not|no more) (?P<e>ending|starting|opening|closing|finishing|"
+        r"beginning|end|start|open|close|finish|begin) "
+        r"(?:every|each|all|all of|your|every single|all your) (?:(?:single|one of your|of your) )?"
+        r"(?:answers?|repl(?:y|ies)|responses?|messages?) with "
         r"(?P<v>'[^']{1,40}'|\"[^\"]{1,40}\"|‘[^’]{1,40}’|“[^”]{1,40}”|[^.;!?,'\"‘“]{2,80}?)"
         r"(?:,? (?:please|pls|thanks))?\s*[.!]*$",
         "{line}",

@@ -479,7 +479,8 @@ RULES += [
     # a diet one is on or doing, said by its name: "I'm on keto", "been doing keto since January",
     # "I'm on low FODMAP for my IBS" (not "… keto recipes", "… for a month", "my wife is on keto")
     rule(
-        rf"(?:{_I_AM}|\bi(?:'ve| have)? been|\bive been|^been) (?:now |currently |strictly |still )?"
+        rf"(?:{_I_AM}|\bi(?:'ve| have)? been|\bive been|^been) "
+        r"(?:now |currently |strictly |still )?"
         r"(?:on|doing) (?:the |a )?(?:strict )?"
         rf"(?:(?P<w>keto|paleo|whole30)|{_LOW_DIET})(?: diet)?"
         r"(?=\s*(?:[,.;!—–-]|$)|\s+(?:diet|for my|because|since|now|again|these days)\b)",

@@ -137,7 +137,8 @@ _WHEN_END = (
 
 #: A meeting said to recur: a cadence, a weekday in the plural, a day of each month.
 _REGULAR = re.compile(
-    rf"\b(?:every|each|daily|weekly|monthly|biweekly|quarterly|quarter|weekdays|mon-fri|monday to friday|"
+    rf"\b(?:every|each|daily|weekly|monthly|biweekly|quarterly|quarter|weekdays|mon-fri|"
+    rf"monday to friday|"
     rf"{_DAY}s)\b",
     re.I,
 )
