@@ -90,6 +90,7 @@ ANSWER_END_LOOK_ALIKES = [
     "Don't end every email with Cheers.",  # the user's emails
     "My boss doesn't end every answer with a question.",  # someone else's
     "I never end my answers with a question.",  # the user's own habit
+    "Please don't start your replies with 'Certainly!' or anything like that.",  # the quote is gone
 ]
 
 

@@ -307,11 +307,15 @@ _ENDS = {
 }
 
 
+#: What follows "with" when the thing itself was a quote the clause stage took out.
+_NO_THING = re.compile(r"^(?:or|and|anything|something|stuff|that|this|it|things)\b", re.I)
+
+
 def _answers_framed(f: Filling) -> bool:
     """ "Stop ending every answer with a question" → "Never end answers with a question"."""
     what = third_person(f.groups["v"].strip().strip("'\"‘’“”").rstrip(".!"))
-    if not what or len(what.split()) > 10:
-        return False
+    if not what or len(what.split()) > 10 or _NO_THING.match(what):
+        return False  # "… with 'Great question!' or anything like it": the quote was the thing
     f.values["line"] = f"Never {_ENDS[f.groups['e'].lower()]} answers with {what}"
     return True
 
