@@ -9,9 +9,8 @@ look-alikes in its own words that must give nothing of it.
 - a diet held with how long ("been veggie about a decade") or by what one is on or doing ("I'm
   doing keto", "on low FODMAP for my IBS");
 - a job title as people introduce themselves ("Nurse here, ICU"), clipped ("backend dev",
-  "sparky"), of a trade outside tech ("civil servant", "dental hygienist", "postman"), or as said
-  in a second language ("I am nurse", "I work like accountant"); a retired title is no job now
-  ("I'm a retired teacher" is ``Is a retired teacher``);
+  "sparky"), or of a trade outside tech ("civil servant", "dental hygienist", "postman"); a
+  retired title is no job now ("I'm a retired teacher" is ``Is a retired teacher``);
 - a meeting's cadence by its week of the month or quarter ("the first Tuesday of every quarter"),
   with where it is held after it ("…, on Google Meet", "…, at the community centre");
 - a home named by its kind and where it lies from a known place ("I live in a small village
@@ -153,10 +152,6 @@ TITLES = [
     ("I'm a shift supervisor at Amazon.", "Works as shift supervisor"),
     ("I'm a retired electrician.", "Is a retired electrician"),
     ("im a retired midwife, 40 years on the wards", "Is a retired midwife"),
-    # a title as said in a second language: no article, "like" for "as", the workplace first
-    ("I am pharmacist in a small town.", "Works as pharmacist"),
-    ("I work like electrician since ten years.", "Works as electrician"),
-    ("I work in a school as cook.", "Works as cook"),
 ]
 
 
@@ -179,11 +174,6 @@ TITLE_LOOK_ALIKES = [
     "Cat owner here, two ragdolls.",  # a belonging, not a trade
     "Amateur photographer here.",  # a pastime
     "Fellow engineer here.",  # the listener's trade
-    "I am tired of my job.",  # no title
-    "I am lead on this project.",  # a part played
-    "I work like a dog these days.",  # a simile
-    "My sister is pharmacist.",  # someone else's
-    "I am student.",  # a student's line is its own
 ]
 
 

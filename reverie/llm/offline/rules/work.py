@@ -106,13 +106,6 @@ _SOMEONE_ELSE = re.compile(
 )
 
 
-#: Heads a bare "I am X" leaves ambiguous: a part played, not a trade ("I am lead on this", "I am
-#: owner of the problem").
-_BARE_NOT_TITLES = frozenset(
-    "lead owner worker associate specialist assistant officer student".split()
-)
-
-
 def _said_of_self(f: Filling) -> bool:
     return not _SOMEONE_ELSE.search(f.message or f.match.string)
 
@@ -294,29 +287,6 @@ RULES = [
         "Works as {v}",
         {"v": is_role},
         change=True,
-    ),
-    # a title as people say it in a second language: the article left out ("I am nurse in a
-    # hospital"), "like"/"how" for "as" ("I work like accountant", calques of "como", "comme"), the
-    # workplace before the title ("I work in a hospital as nurse")
-    rule(
-        r"\bi(?:'m| am) (?:now |currently )?(?P<v>(?:[a-z-]+ ){0,2}?[a-z-]+)"
-        r"(?=\s+(?:in|at|for|since)\b|\s*[,.;!]|$)",
-        "Works as {v}",
-        {"v": lambda v: is_role(v) and v.split()[-1] not in _BARE_NOT_TITLES},
-        finish=_said_of_self,
-    ),
-    rule(
-        r"\bi (?:work|am working|'m working) (?:like|how) (?:an? )?"
-        r"(?P<v>(?:[a-z-]+ ){0,2}?[a-z-]+)(?=\s+(?:in|at|for|since)\b|\s*[,.;!]|$)",
-        "Works as {v}",
-        {"v": is_role},
-    ),
-    rule(
-        r"\bi (?:work|am working|'m working) (?:in|at) (?:an? |the )?[a-z][\w -]{2,40}? "
-        r"as (?:an? )?"
-        r"(?P<v>(?:[a-z-]+ ){0,2}?[a-z-]+)(?=\s+(?:in|at|for|since)\b|\s*[,.;!]|$)",
-        "Works as {v}",
-        {"v": is_role},
     ),
     # titles said without an article: "I'm CTO and co-founder of …", "head of the science
     # department"
