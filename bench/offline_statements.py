@@ -18,6 +18,7 @@ import importlib.util
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,10 +81,10 @@ def main(argv: list[str] | None = None) -> None:
         print("\n" + "\n".join(details))
 
 
-def _by_kind(writer: str, s: object) -> list[str]:
+def _by_kind(writer: str, s: Any) -> list[str]:
     """One row per kind of item of a split's score: counts only (no item's words)."""
     rows: dict[str, list[int]] = {}
-    for i in s.items:  # type: ignore[attr-defined]
+    for i in s.items:
         row = rows.setdefault(i.item.kind, [0] * 6)
         for n, value in enumerate(
             (1, len(i.item.expect), len(i.learned), len(i.missed), len(i.wrong), int(bool(i.stale)))
