@@ -268,6 +268,63 @@ _VERBLESS = (
 )
 _SPELLING = {"uk": "British", "us": "American"}
 
+#: A format of answers said as what helps the user read them (``_helps``): "Bullet points help me
+#: a lot", "so tables work better for me", "Numbered lists are easier for me to follow".
+_HELPFUL_FORMAT = (
+    r"(?P<fmt>bullet points|bullets|numbered lists|short paragraphs|tables)"
+    r"(?: (?:really|genuinely|always|honestly|definitely))?"
+    r" (?:(?:help|helps)(?: me)?(?: (?:a lot|loads|heaps|so much|a great deal|massively|hugely))?"
+    r"|(?:work|works) (?:(?:much|way|so much|a lot|far) )?better for me"
+    r"|(?:are|is) (?:(?:much|way|so much|a lot|far) )?easier for me(?: to (?:read|follow|take in|"
+    r"digest|skim))?)"
+)
+
+
+#: The clause is a format said to help the user: a statement of theirs, so it may follow another
+#: clause ("I have ADHD, so bullet points help a lot"), which an instruction to the agent may not.
+HELPS_THE_USER = re.compile(
+    r"^(?:(?:so|and|also|honestly|tbh|plus|but|generally|personally)[,\s]+)*"
+    rf"{_HELPFUL_FORMAT}\s*[.!]*$",
+    re.I,
+)
+
+
+#: How an answer is opened or closed, as a request to stop says it ("stop ending every answer
+#: with …", "don't start your replies with …"): the verb in its base form.
+_ENDS = {
+    "ending": "end",
+    "end": "end",
+    "finishing": "end",
+    "finish": "end",
+    "closing": "end",
+    "close": "end",
+    "starting": "start",
+    "start": "start",
+    "opening": "start",
+    "open": "start",
+    "beginning": "start",
+    "begin": "start",
+}
+
+
+#: What follows "with" when the thing itself was a quote the clause stage took out.
+_NO_THING = re.compile(r"^(?:or|and|anything|something|stuff|that|this|it|things)\b", re.I)
+
+
+def _answers_framed(f: Filling) -> bool:
+    """ "Stop ending every answer with a question" → "Never end answers with a question"."""
+    what = third_person(f.groups["v"].strip().strip("'\"‘’“”").rstrip(".!"))
+    if not what or len(what.split()) > 10 or _NO_THING.match(what):
+        return False  # "… with 'Great question!' or anything like it": the quote was the thing
+    f.values["line"] = f"Never {_ENDS[f.groups['e'].lower()]} answers with {what}"
+    return True
+
+
+def _helps(f: Filling) -> bool:
+    """ "Bullet points help me a lot": the format, as the line of the rule."""
+    f.values["line"] = f"Answer in {f.groups['fmt'].lower()}"
+    return True
+
 
 def _verbless(f: Filling) -> bool:
     """The line of a request said with no verb, when a marker makes it one ("please", "pls",
@@ -539,6 +596,29 @@ RULES = [
         r"(?:,\s*not (?:in )?[a-z]+(?: ones)?)?\s*[.!]*$",
         "{line}",
         finish=lambda f: _verbless(f),
+    ),
+    # how answers open or close, asked to stop: "Stop ending every answer with a question", "please
+    # don't start your replies with 'Great question!'" (not "… every email", "stop ending the
+    # meeting with …")
+    rule(
+        r"^(?:(?:please|pls|and|also|oh and)[,\s]+)*(?:can you |could you )?"
+        r"(?:stop|quit|don't|do not|no more) (?P<e>ending|starting|opening|closing|finishing|"
+        r"beginning|end|start|open|close|finish|begin) "
+        r"(?:every|each|all|all of|your|every single|all your) (?:(?:single|one of your|of your) )?"
+        r"(?:answers?|repl(?:y|ies)|responses?|messages?) with "
+        r"(?P<v>'[^']{1,40}'|\"[^\"]{1,40}\"|‘[^’]{1,40}’|“[^”]{1,40}”|[^.;!?,'\"‘“]{2,80}?)"
+        r"(?:,? (?:please|pls|thanks))?\s*[.!]*$",
+        "{line}",
+        negative=True,
+        finish=_answers_framed,
+    ),
+    # a format said as what helps the user read the answers, the clause nothing else: "Bullet
+    # points help me a lot", "so tables work better for me" (not "… help me at work", "her bullet
+    # points help", "would tables help?")
+    rule(
+        HELPS_THE_USER.pattern,
+        "{line}",
+        finish=_helps,
     ),
     rule(
         r"^(?:(?:please|from now on|going forward|in (?:the )?future|and|also|so)[,\s]+)*"

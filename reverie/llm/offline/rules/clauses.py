@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from ..framing import framed, temporary
 from .agent import AGENT_VERBS
 from .person import first_person
-from .shorthand import household, spelled, with_subject
+from .shorthand import household, spelled, titled_here, with_subject
 
 #: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I
 #: like Perl").
@@ -238,7 +238,13 @@ CORRECTION_CUE = re.compile(
     r"(?:(?:ha|haha|oops|ugh|argh),?\s*)?(?:the|my|stupid) (?:phone|keyboard|autocorrect) "
     r"(?:changed|messed up|corrected|autocorrected|mangled)(?: it| that| my \w+)?|"
     r"small thing|scratch that|make that|changed my mind|i changed my mind|update on that|"
-    r"change of plans?(?: on [a-z]+)?|on second thought|heads up)\b"
+    r"change of plans?(?: on [a-z]+)?|on second thought|heads up|"
+    # twelfth round: a mistake owned before the right value, whatever the value's kind ("My bad,
+    # …", "OK I lied, …", "I misspoke earlier —", "Wrong uni —", "Got that wrong:")
+    r"(?:ok(?:ay)?,? |so,? )?(?:i lied|my bad|my mistake|i was wrong|i mis-?spoke(?: earlier)?|"
+    r"i got (?:that|it) wrong|got (?:that|it) wrong|to correct myself|silly me|typo(?: earlier)?|"
+    r"wrong (?:city|town|country|uni|university|school|college|company|job|employer|name|"
+    r"date|day|year|number|one|word|language|breed|team)))\b"
     r"[,:!\s-]*",
     re.I,
 )
@@ -492,12 +498,22 @@ _AND_CLAUSE = re.compile(
     r"runs?|uses?|stays?|starts?|goes|go|takes?|gets?|needs?|handles?|sits?|hosts?)\s"
     r"|(?-i:[A-Z])[\w-]*(?:\s+[\w-]+){0,2}\s+(?:is|are)\s+(?:my|our)\s)"
     r"|(?P<v>(?:use|carry|speak|sign|keep|own|teach|play|run|have|mix|record|write|volunteer|"
-    r"coach|train|grow|ride|drive|cook|bake|work from|live with)\s))",
+    r"coach|train|grow|ride|drive|cook|bake|work from|live with|"
+    # twelfth round: the places and work of a statement after one of the user's ("I work as a
+    # teacher and live in Porto", "I'm a nurse and work nights at St Mary's")
+    r"live in|live near|live outside|work at|work as|work for|work in)\s))",
     re.I,
 )
 #: A state of the user's ("I'm Deaf", "I'm allergic to peanuts") before which a second verb may
 #: leave its subject out: "I'm Deaf and use BSL", "… and carry an EpiPen".
 _I_AM_STATE = re.compile(r"^(?:i'm|i am)\s", re.I)
+#: A statement of the user's own in the present before "and" ("I work as a teacher and live in
+#: Porto", "I teach maths and coach the school team"): the second verb's subject is the user too.
+_I_STATE = re.compile(
+    r"^i (?:also |currently |still )?(?:work|live|teach|speak|study|run|own|keep|use|coach|"
+    r"volunteer|manage)\s",
+    re.I,
+)
 #: The words before "and" are a clause: the user as a pronoun subject, or a verb of being or
 #: having after "my …" ("my first language is …"); "my husband Kwame" is a subject only.
 _HAS_VERB = re.compile(
@@ -523,7 +539,7 @@ def coordinated_clauses(part: str) -> list[str]:
         left = part[start : m.start()].strip()
         right = part[m.end() :].strip()
         if m.group("v"):
-            if not _I_AM_STATE.match(left):
+            if not (_I_AM_STATE.match(left) or _I_STATE.match(left)):
                 continue  # "we had to dig deep and keep on pushing": one clause, its subject's
             right = f"I {right}"
         if len(left.split()) < 2 or len(right.split()) < 3 or not _HAS_VERB.search(left):
@@ -545,6 +561,9 @@ def _fragments(part: str) -> list[str]:
     items = [i.strip().rstrip(".!") for i in part.split(",")]
     if len(items) < 2:
         return [part]
+    titled = titled_here(items[0])
+    if titled:  # "Nurse here, ICU, nights": the introduction is a clause of its own
+        return [titled, part.split(",", 1)[1].strip()]
     read = [household(i) or with_subject(i) for i in items]
     if any(not i or said == i for i, said in zip(items, read)):
         return [part]

@@ -168,7 +168,11 @@ def _readings(rule: Rule, m: re.Match[str], clause: Clause, said_on: date | None
     filled = fill(rule, m, said_on, clause.message)
     if not filled or len(filled) > _MAX_FACT:
         return []
-    if not clause.opens and canon(filled).target == SOUL:
+    if (
+        not clause.opens
+        and canon(filled).target == SOUL
+        and not agent.HELPS_THE_USER.match(clause.text)
+    ):
         # an instruction to the agent opens its sentence; "… - always full of memories" is none
         return []
     if rule.split is not None:

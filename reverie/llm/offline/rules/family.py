@@ -538,6 +538,20 @@ RULES = [
         "permanent",
         finish=children,
     ),
+    # a relative named as living with the user, where the clause ends: "I live in Porto with my
+    # wife Ana", "we live with my dad Joe" (not "I had dinner with my boss Tom": the user's home,
+    # not an event)
+    rule(
+        r"\b(?:i|we)(?:'ve| have)? (?:(?:still|now|currently|all) )?(?:live|living|stay|moved|"
+        r"share a (?:flat|house|home|place)) (?:[^.;!?,]{0,40}? )?with my "
+        r"(?P<k>wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|son|daughter|mother|father|"
+        rf"mum|mom|dad|brother|sister|grandmother|grandfather|grandma|grandpa) {NAME}"
+        r"(?=\s*(?:[,.;!]|$))",
+        "Has a {k} named {v}",
+        {"v": is_name},
+        "permanent",
+        finish=named_after_kin,
+    ),
     # a spouse said as one household with the user: "with my wife", "my husband and I", "me, my
     # wife and our two kids" (not "my ex-wife", "my wife-to-be"; "my wife is Colombian" says more
     # about her than about a marriage, and is left to the named rules)

@@ -14,7 +14,7 @@ from datetime import date
 from ..dates import resolve
 from ..kinds import given_name, known_place
 from .core import Filling, Rule, word_set
-from .lexicon import TECH
+from .lexicon import CLIPPED_ROLES, TECH
 from .person import third_person
 from .templates import NO_LONGER_TEXT
 from .values import clean, is_place, place_name, place_named
@@ -46,7 +46,17 @@ def fill(rule: Rule, m: re.Match[str], said_on: date | None, message: str = "") 
         text = f.template.format(**f.values).strip()
     except KeyError:
         return None
+    if text.startswith(("Works as ", "Is a retired ")):
+        text = whole_title(text)
     return text[:1].upper() + text[1:] if text else None
+
+
+_CLIPPED = re.compile(rf"\b(?:{'|'.join(sorted(CLIPPED_ROLES))})$", re.I)
+
+
+def whole_title(line: str) -> str:
+    """A job title's clipped head written whole ("Works as backend dev" → "… developer")."""
+    return _CLIPPED.sub(lambda m: CLIPPED_ROLES[m.group(0).lower()], line)
 
 
 def _kinds_hold(rule: Rule, groups: dict[str, str], m: re.Match[str]) -> bool:

@@ -292,6 +292,13 @@ def _low_diet(f: Filling) -> bool:
     return True
 
 
+def _a_diet_held(f: Filling) -> bool:
+    """The diet's word as its line writes it: "veggie" is vegetarian, "low fodmap" low-FODMAP."""
+    value = (f.values.get("v") or f.groups.get("w") or "").lower()
+    f.values["v"] = "vegetarian" if value == "veggie" else value
+    return _low_diet(f) if value.startswith("low") else True
+
+
 RULES += [
     # a diet kept low, said with "on" or put on by a doctor: "I'm on a low-FODMAP diet for IBS",
     # "im on low salt diet", "Doctor has me on a low-sodium diet because of my blood pressure"
@@ -460,14 +467,28 @@ RULES += [
         "correction",
         change=True,
     ),
-    # "I've been vegan for about six years", "vegan since 2019"
+    # "I've been vegan for about six years", "vegan since 2019", "been veggie about a decade",
+    # "ive been veggie for years": a diet with how long, its subject typed or left out
     rule(
-        r"\bi(?:'ve| have) been (?:an? )?(?P<v>vegetarian|vegan|pescatarian) (?:for|since)\b"
+        r"(?:\bi(?:'ve| have)|\bive|^)\s*been (?:an? )?(?P<v>vegetarian|vegan|pescatarian|veggie) "
+        r"(?:for|since|about|around|roughly|nearly|almost|over|most of)\b"
         r"|^(?P<w>vegetarian|vegan|pescatarian) (?:since|for)\b",
         "Is {v}",
-        finish=lambda f: bool(f.values.setdefault("v", (f.groups.get("w") or "").lower())),
+        finish=_a_diet_held,
+    ),
+    # a diet one is on or doing, said by its name: "I'm on keto", "been doing keto since January",
+    # "I'm on low FODMAP for my IBS" (not "… keto recipes", "… for a month", "my wife is on keto")
+    rule(
+        rf"(?:{_I_AM}|\bi(?:'ve| have)? been|\bive been|^been) "
+        r"(?:now |currently |strictly |still )?"
+        r"(?:on|doing) (?:the |a )?(?:strict )?"
+        rf"(?:(?P<w>keto|paleo|whole30)|{_LOW_DIET})(?: diet)?"
+        r"(?=\s*(?:[,.;!—–-]|$)|\s+(?:diet|for my|because|since|now|again|these days)\b)",
+        "Diet: {v}",
+        finish=_a_diet_held,
     ),
 ]
+
 
 CANON = [
     (r"^Carries an EpiPen$", USER, None),

@@ -180,7 +180,40 @@ def _city_then_part(f: Filling) -> bool:
     return no_trip(f)
 
 
+#: A settlement or dwelling named by its kind, not its name ("a little village", "an old
+#: farmhouse"), and where it lies from a place the gazetteer knows (``near_a_place``).
+_NEAR_A_PLACE = (
+    r"(?:an? |the )?(?:(?:little|small|tiny|old|quiet|big|rural) ){0,2}"
+    r"(?P<k>village|hamlet|town|farmhouse|farm|cottage|bungalow|house|flat|apartment|suburb)"
+    r" (?:just |right |about \w+ (?:minutes|miles|km|kilometres|kilometers) )?"
+    r"(?P<p>outside|near|close to|north of|south of|east of|west of) "
+    rf"{PLACE}"
+)
+
+
+def near_a_place(f: Filling) -> bool:
+    """ "I live in a small village outside Cork" → "Lives in a village outside Cork": the kind of
+    place and the user's own word for where it lies, a place the gazetteer knows; sizes and ages
+    ("little", "old") left out."""
+    place = f.values.get("v", "")
+    if not is_place(place):
+        return False
+    article = "an" if f.groups["k"][:1].lower() in "aeiou" else "a"
+    f.values["v"] = f"{article} {f.groups['k'].lower()} {f.groups['p'].lower()} {place}"
+    return no_trip(f)
+
+
 RULES = [
+    # "I live in a little village outside Cluj", "I'm a retired teacher living in a small village
+    # near Ayr", "we just moved into an old farmhouse outside Cork": a home named by its kind and
+    # where it lies
+    rule(
+        rf"(?:{_WE}(?: live| am living|'m living|'re living| are living| reside)|\bliving|"
+        rf"{_WE}(?:'ve|'ve just| have| have just)? (?:moved|moved into|moved to)) (?:in|into|on) "
+        rf"{_NEAR_A_PLACE}",
+        "Lives in {v}",
+        finish=near_a_place,
+    ),
     # "We live in Achrafieh in Beirut", "I live in Lekki, Lagos": a part of town beside a city the
     # gazetteer knows
     rule(

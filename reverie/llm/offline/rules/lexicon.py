@@ -57,8 +57,20 @@ ROLES = word_set(
     "landscaper builder "
     "bricklayer roofer painter sculptor dancer singer actor actress comedian streamer blogger "
     "podcaster "
-    "homemaker retiree pensioner owner worker strategist sre swe sde dba devops"
+    "homemaker retiree pensioner owner worker strategist sre swe sde dba devops "
+    # twelfth round: titles of trades and services people outside tech hold
+    "servant hygienist postman postwoman cleaner courier porter supervisor foreman labourer "
+    "laborer housekeeper caretaker janitor sonographer radiographer chemist biologist physicist "
+    "historian interpreter curator archivist inspector dispatcher executive priest pastor vicar "
+    "rabbi imam soldier apprentice florist jeweller optician podiatrist chiropractor osteopath "
+    "childminder vet assistant "
+    # clipped, as people type them; a line writes them whole (``CLIPPED_ROLES``)
+    "dev sparky"
 )
+
+#: Job titles as people clip them, and the word a line writes for each ("backend dev" → "Works as
+#: backend developer", "self-employed sparky" → "… electrician").
+CLIPPED_ROLES = {"dev": "developer", "sparky": "electrician"}
 
 
 #: Words a proper name (place, organisation, person, project) never is: times, greetings,

@@ -310,8 +310,12 @@ RULES = [
             r"(?-i:[A-Z])[\w'’-]+ "
             r"and "
             r"(?P<v>(?-i:[A-Z])[\w'’-]+)",
-            # "Max is my beagle", "Chico, my African grey, is 22"
-            rf"(?:^|(?<=[,.;] )){NAME}(?: is|,) my {_ANIMAL}\b",
+            # "Max is my beagle", "Chico, my African grey, is 22", "Biscuit is our greyhound"
+            rf"(?:^|(?<=[,.;] )){NAME}(?: is|,) (?:my|our) {_ANIMAL}\b",
+            # "My cats are Miso and Tofu", "our dogs are Rex and Bella": each by name
+            rf"\b(?:my|our) (?:two |three |2 |3 )?{_PAIR_KIND} are {NAME}(?=,? and )",
+            rf"\b(?:my|our) (?:two |three |2 |3 )?{_PAIR_KIND} are (?-i:[A-Z])[\w'’-]+,? and "
+            r"(?P<v>(?-i:[A-Z])[\w'’-]+)(?=\s*(?:[,.;!]|$))",
         ),
         "Has a {k} named {v}",
         {"v": is_name},

@@ -818,6 +818,16 @@ _RELABELLED = re.compile(
     r"(?P<v>[\w&'’+#-]+(?:\.[a-z]{2,4})?(?: [\w&'’+#-]+){0,3}?)(?=\s*(?:[,.;!?()—–]|$))",
     re.I,
 )
+#: A slot said to be wrong, then its right value ("Wrong city — it's Leeds", "wrong company, I'm
+#: at Hooli", "Oops, wrong address: Victoria"): the same as a slot relabelled.
+_WRONG_SLOT = re.compile(
+    r"^\W*(?:(?:ok|okay|so|oh|oops|sorry|ugh|argh)[,:!]?\s+)?(?:my bad,?\s+)?wrong (?P<k>city|town|"
+    r"address|home|host|hosting provider|job|employer|company|workplace)\s*[,:—–-]+\s*"
+    r"(?:(?:it'?s|its|it is|i'?m (?:at|in|with)|im (?:at|in|with)|i live in|i work (?:at|for)|"
+    r"we(?:'re| are) (?:on|at)|i meant)\s+)?"
+    r"(?P<v>[\w&'’+#-]+(?:\.[a-z]{2,4})?(?: [\w&'’+#-]+){0,3}?)(?=\s*(?:[,.;!?()—–]|$))",
+    re.I,
+)
 _SLOT_LINES: dict[str, tuple[re.Pattern[str], Callable[[str], bool]]] = {
     "host": (
         re.compile(r"^(?:[\w ]+ )?(?:[Dd]eploy(?:s|ed)?|[Hh]osted|[Rr]uns?) on (?P<v>.+)$"),
@@ -830,6 +840,8 @@ _SLOT_OF = {
     "hosting": "host",
     "hosting provider": "host",
     "address": "home",
+    "city": "home",
+    "town": "home",
     "employer": "job",
     "company": "job",
     "workplace": "job",
@@ -840,7 +852,7 @@ def _labelled(text: str, files: Lines) -> tuple[str, str, str] | None:
     """A slot said anew under its label: the one line of memory holding that slot, its value
     replaced ("New host: Fly.io." makes ``Deployed on Heroku`` ``Deployed on Fly.io``). A label
     of something else ("New host for the party: Sam", "New podcast host: Jamie") is no slot."""
-    m = _RELABELLED.match(text)
+    m = _RELABELLED.match(text) or _WRONG_SLOT.match(text)
     if m is None:
         return None
     slot = m.group("k").lower()

@@ -118,8 +118,8 @@ _WHEN_PART = (
     rf"(?:(?:at|@) )?{_CLOCK}(?:\s*-\s*{_CLOCK})?(?: sharp| in the (?:morning|afternoon|evening))?|"
     rf"(?:(?:every|each) (?:day|morning|weekday|week|month|other {_WEEKDAY}|second {_WEEKDAY}|"
     rf"{_WEEKDAY}|thurs|tues|weds)|daily|weekly|monthly|(?:on )?weekdays|mon-fri|monday to friday|"
-    rf"(?:on )?{_WEEKDAY}|(?:on )?the (?:first|second|third|fourth|last) {_DAY} "
-    r"of (?:each|every|the) month)|"
+    rf"(?:on )?{_WEEKDAY}|(?:on )?(?:the )?(?:first|second|third|fourth|last) {_DAY} "
+    r"of (?:each|every|the) (?:month|quarter)|(?:every|each) quarter|quarterly)|"
     r"\(?(?-i:[A-Z])[a-z]+\)? time|[a-z]+ time\b|"
     rf"(?-i:(?:{_ZONE_NAMES}))\b"
 )
@@ -128,13 +128,17 @@ _WHEN = rf"(?P<v>(?:{_WHEN_PART})(?:,? (?:{_WHEN_PART})){{0,4}})(?:,? \(?(?P<z>[
 _WHEN_END = (
     r"(?=\s*(?:[.!;]|$)|,\s*(?:so|and|but|dont|don't|do not|please|pls|which|because|that's|"
     r"before|after)\b|\s+(?:so|and|but|dont|don't|please|pls|before|because)\b|"
-    r"\s+in (?:room|the|our)\b)"
+    r"\s+in (?:room|the|our)\b"
+    # where it is held, after it: "…, on Google Meet", "… over Zoom", "…, at the community centre"
+    r"|,?\s+(?:on|over|via|in) (?:google meet|meet|zoom|teams|ms teams|slack|skype|discord|"
+    r"webex)(?=\s*(?:[.!;,]|$))|,\s*(?:at|in) (?:the|our) [a-z][a-z ]{2,30}(?=\s*(?:[.!;]|$)))"
 )
 
 
 #: A meeting said to recur: a cadence, a weekday in the plural, a day of each month.
 _REGULAR = re.compile(
-    rf"\b(?:every|each|daily|weekly|monthly|biweekly|quarterly|weekdays|mon-fri|monday to friday|"
+    rf"\b(?:every|each|daily|weekly|monthly|biweekly|quarterly|quarter|weekdays|mon-fri|"
+    rf"monday to friday|"
     rf"{_DAY}s)\b",
     re.I,
 )

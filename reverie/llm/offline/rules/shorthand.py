@@ -15,7 +15,7 @@ import re
 from ..kinds import given_name, noun
 from .values import is_role
 
-__all__ = ["household", "spelled", "with_subject"]
+__all__ = ["household", "spelled", "titled_here", "with_subject"]
 
 #: Contractions typed without their apostrophe. Words that are words without it ("were", "wont",
 #: "ill", "id", "its", "hell") are left alone.
@@ -225,7 +225,10 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
             r"fluent in\b|a native (?:\w+ )?speaker\b|native \w+ speaker\b|based (?:in|out of)\b|"
             r"originally from\b|married to\b|single (?:mom|mum|dad|mother|father|parent)\b|living "
             r"in\b|"
-            r"obsessed with\b|passionate about\b|(?:\d+ weeks )?pregnant\b)",
+            r"obsessed with\b|passionate about\b|(?:\d+ weeks )?pregnant\b|"
+            # a job said as a participle ("…, working as a chef", "Working at Tesco now"); never an
+            # instruction ("Work at your own pace" is one)
+            r"working (?:as|at|for) (?:an? |the )?\w)",
             re.I,
         ),
         "I'm ",
@@ -277,12 +280,39 @@ def with_subject(clause: str) -> str:
     for rx, subject in _PREDICATES:
         if rx.match(bare):
             return subject + bare[:1].lower() + bare[1:]
+    titled = titled_here(text)
+    if titled:
+        return titled
     m = _ROLE_AT.match(bare)
     if m and is_role(m.group("r")) and not _STUDIES.search(m.group("r")):
         role = m.group("r")
         article = "an" if role[:1].lower() in "aeiou" else "a"
         return f"I'm {article} {role[:1].lower()}{role[1:]} {m.group('rest')}"
     return text
+
+
+#: A title said with "here" that is a pastime or a belonging, not a trade: "Horse owner here",
+#: "Amateur photographer here", "Fellow engineer here" (the listener's trade, maybe not the user's).
+_NO_TRADE = re.compile(
+    r"^(?:fellow|amateur|hobby|hobbyist|weekend|proud|keen|avid|another)\b"
+    r"|^(?!(?:shop|business|restaurant|cafe|café|bakery|salon|studio|gym|bar|pub|store|company|firm|"
+    r"farm|hotel|b&b)\b)\S+ owner$",
+    re.I,
+)
+
+
+def titled_here(item: str) -> str | None:
+    """A job title with "here" and no subject, as people introduce themselves ("Nurse here",
+    "Retired postman here!", "Accountant here, small firm"): "I'm a nurse"; None for anything else
+    ("The nurse here", "New here", "Student here")."""
+    m = _HERE.search(item)
+    if not m:
+        return None
+    role = item[: m.start()].strip()
+    if not is_role(role) or _STUDIES.search(role) or _NO_TRADE.search(role):
+        return None
+    article = "an" if role[:1].lower() in "aeiou" else "a"
+    return f"I'm {article} {role[:1].lower()}{role[1:]}"
 
 
 #: A student studies where a worker works: "Masters student at UofT" is left to the rules.

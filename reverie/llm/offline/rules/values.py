@@ -220,8 +220,13 @@ def is_role(value: str) -> bool:
             and words[-1] == "head"
         )
         and all(re.fullmatch(r"[a-z-]+", w) for w in words)
-        and not (set(words) & (VAGUE | TIME_WORDS | EVALUATIVE))
+        and not (set(words) & (VAGUE | TIME_WORDS | EVALUATIVE | _PAST_TITLE))
     )
+
+
+#: A title held once ("a retired teacher"): no job now; the retired line says it
+#: (``Is a retired teacher``).
+_PAST_TITLE = frozenset({"retired"})
 
 
 def is_language(value: str) -> bool:
