@@ -398,3 +398,51 @@ def test_a_write_marked_while_redis_is_down_is_dreamed_when_it_is_back(
     assert fleet.rebuilds == 0
     assert fleet.dispatch_once(sent.append) == []  # the mark on disk was taken once
     assert "Traceback" not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param(
+            "plain",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a plain root keeps no due marker once Redis has the mark: an operator's "
+                "DEL reverie:due (generation kept, nothing evicted) waits for rebuild-due",
+            ),
+        ),
+        "scopes",
+    ],
+)
+def test_a_due_index_deleted_by_hand_is_back_within_a_claim_period(
+    tmp_path, redis_server, monkeypatch, kind
+):
+    """An operator's ``DEL reverie:due`` on its own: no eviction, the generation kept, so the
+    dispatcher does not rebuild. A root of scopes lists every due bucket each claim period and the
+    workspace is due again; a plain root has nothing on the disk to list (xfail: the known gap)."""
+    from reverie.storage.scopes import Scope, ScopeRoot
+
+    root = tmp_path / kind
+    if kind == "plain":
+        _plain(root, "a")
+        ws_id = "a"
+    else:
+        config = Config()
+        config.memory.history.fsync = False
+        WorkspaceStore(ScopeRoot(root).ensure(Scope("a")), config=config).append_history(
+            "- [durable] a works at Acme", "cli:test"
+        )
+        ws_id = Scope("a").name
+    # due an hour from now: the ticks below build and heal the index, never claim
+    fleet = _fleet(
+        root, redis_server, monkeypatch, debounce_seconds=3600, jitter_seconds=3600, claim_seconds=1
+    )
+    fleet.dispatch_once(lambda ws: None)
+    assert list(fleet.coord.due()) == [ws_id]
+    fleet.coord.r.delete("reverie:due")
+    end = time.monotonic() + 2  # ticks past one claim period: one of them lists every bucket
+    while time.monotonic() < end:
+        fleet.dispatch_once(lambda ws: None)
+        time.sleep(0.1)
+    assert fleet.rebuilds == 0
+    assert list(fleet.coord.due()) == [ws_id], "the deleted due index went unnoticed"
