@@ -2,7 +2,8 @@
 over one fleet root.
 
 A chat or API node appends history; in a root of scopes the append leaves a due marker on the shared
-disk, in a plain root the node calls `Fleet.mark_dirty`. The dispatcher (`Fleet.dispatch_once`,
+disk, in a plain root the node calls `Fleet.mark_dirty` (with Redis down, a warning and a due marker
+in ``.due`` that the dispatcher takes when Redis is back). The dispatcher (`Fleet.dispatch_once`,
 ticked by ``reverie fleet dispatch``) ingests new markers, admits due workspaces against
 ``maxInflight`` and the token budget and sends one Celery job per workspace; workers run
 `reverie.fleet.job.run_dream_job`.
