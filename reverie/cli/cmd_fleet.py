@@ -463,7 +463,8 @@ def run_mark(args: argparse.Namespace) -> int:
         )
         return 0
     for ws, new in marked.items():
-        console.print(f"{ws}: {'due' if new else 'already due (or parked)'}")
+        old = "already due or parked (or, Redis down, its mark kept on the disk)"
+        console.print(f"{ws}: {'due' if new else old}")
     return 0
 
 

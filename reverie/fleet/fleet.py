@@ -2,7 +2,8 @@
 over one fleet root.
 
 A chat or API node appends history; in a root of scopes the append leaves a due marker on the shared
-disk, in a plain root the node calls `Fleet.mark_dirty`. The dispatcher (`Fleet.dispatch_once`,
+disk, in a plain root the node calls `Fleet.mark_dirty` (with Redis down, a warning and a due marker
+in ``.due`` that the dispatcher takes when Redis is back). The dispatcher (`Fleet.dispatch_once`,
 ticked by ``reverie fleet dispatch``) ingests new markers, admits due workspaces against
 ``maxInflight`` and the token budget and sends one Celery job per workspace; workers run
 `reverie.fleet.job.run_dream_job`.
@@ -20,23 +21,36 @@ fleet rebuild-due``) is the slow repair: it scans every workspace's cursors.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import ConfigError, ReverieError
+from ..errors import ConfigError, ReverieError, WorkspaceError
 from ..schedule.policy import admissible, reconnect_delay
 from ..storage.config import Config, FleetConfig
-from ..storage.scopes import RootKind, ScopeRoot, due_jitter, root_kind
+from ..storage.fsutil import atomic_write
+from ..storage.scopes import (
+    RootKind,
+    ScopeRoot,
+    check_no_link,
+    due_jitter,
+    remove_marker,
+    root_kind,
+)
 from .coord import Coordinator, FleetState, redact_url
 from .job import JobOutcome, pending, run_dream_job, workspace_ids, workspace_path
 
 __all__ = ["Fleet", "RebuildReport"]
 
 log = logging.getLogger(__name__)
+
+#: A plain root's directory of due markers left while Redis was down (`Fleet.keep_mark`).
+_PLAIN_MARKS = ".due"
 
 
 @dataclass(frozen=True)
@@ -113,10 +127,86 @@ class Fleet:
 
     def mark_dirty(self, ws: str, now: float | None = None) -> bool:
         """Call after a durable history append to ``ws``: it becomes due after the debounce and its
-        jitter (an earlier due time, or a claim, is kept). Returns whether it was newly marked."""
+        jitter (an earlier due time, or a claim, is kept). Returns whether it was newly marked.
+        Redis down is one warning, never an error for the caller's write (it is on disk already):
+        the mark waits on the disk as a due marker (`keep_mark`) for the dispatcher's next tick
+        with Redis back."""
+        import redis
+
         workspace_path(self.root, ws, self.need_kind())  # validates the id
+        try:
+            now = self.coord.now() if now is None else now
+            return self.coord.make_due({ws: self.due_at(ws, now)}) > 0
+        except (redis.RedisError, OSError) as exc:
+            why = " ".join(str(exc).split()) or type(exc).__name__
+            try:
+                self.keep_mark(ws)
+            except (ReverieError, OSError) as disk:
+                log.warning(
+                    "fleet: %s not marked due: Redis at %s failed (%s) and so did the disk (%s); "
+                    "reverie fleet rebuild-due finds it",
+                    ws,
+                    redact_url(self.cfg.broker_url),
+                    why,
+                    disk,
+                )
+                return False
+            log.warning(
+                "fleet: %s not marked due in Redis at %s (%s); its due marker on disk is taken "
+                "when Redis is back",
+                ws,
+                redact_url(self.cfg.broker_url),
+                why,
+            )
+            return False
+
+    def keep_mark(self, ws: str) -> None:
+        """Leave ``ws``'s due marker on the disk, durably, for the dispatcher to ingest: in a root
+        of scopes its scope's marker (``reverie.storage.scopes``; an append leaves it already), in
+        a plain root ``.due/<digest of the id>`` holding the id (`take_marks` reads and removes it
+        once Redis has it)."""
+        if self.scopes is not None:
+            self.scopes.mark_due(ws)
+            return
+        marks = self.root / _PLAIN_MARKS
+        if not check_no_link(self.root, (_PLAIN_MARKS,)):
+            try:
+                os.mkdir(marks)
+            except FileExistsError:
+                check_no_link(self.root, (_PLAIN_MARKS,))
+        name = hashlib.blake2b(ws.encode(), digest_size=16).hexdigest()
+        atomic_write(marks / name, ws + "\n")
+
+    def take_marks(self, now: float | None = None) -> int:
+        """In a plain root, make due every workspace whose due marker `keep_mark` left (Redis was
+        down when it was marked), then remove the markers Redis now has; returns how many became
+        due. One listing of a directory that is absent unless Redis failed a mark. A marker that
+        names no workspace id is removed with a warning."""
+        if self.kind != "plain" or not check_no_link(self.root, (_PLAIN_MARKS,)):
+            return 0
+        marks = self.root / _PLAIN_MARKS
+        found: dict[str, Path] = {}
+        for name in sorted(os.listdir(marks)):
+            if name.startswith("."):
+                continue  # a marker being written (`atomic_write`'s temporary file)
+            path = marks / name
+            try:
+                ws = path.read_text(encoding="utf-8").strip()
+                if hashlib.blake2b(ws.encode(), digest_size=16).hexdigest() != name:
+                    raise WorkspaceError(f"{name} is not the due marker of {ws[:80]!r}")
+                workspace_path(self.root, ws, "plain")
+            except (ReverieError, OSError, UnicodeDecodeError) as exc:
+                log.warning("fleet: due marker %s removed: %s", path, exc)
+                remove_marker(path)
+                continue
+            found[ws] = path
+        if not found:
+            return 0
         now = self.coord.now() if now is None else now
-        return self.coord.make_due({ws: self.due_at(ws, now)}) > 0
+        added = self.coord.make_due({ws: self.due_at(ws, now) for ws in found})
+        for path in found.values():  # Redis has them: the markers' work is done
+            remove_marker(path)
+        return added
 
     # -- dispatch ----------------------------------------------------------------------------------
     def admission(self, now: float | None = None) -> tuple[int, float]:
@@ -231,6 +321,7 @@ class Fleet:
             self.ingest_markers(full=full)
             if full:
                 self._next_full = time.monotonic() + self.cfg.claim_seconds
+        self.take_marks()
         self._report_parked()
         limit, per_run = self.admission()
         ids = self.coord.claim(limit, self.cfg.claim_seconds)
@@ -286,6 +377,7 @@ class Fleet:
             self._seen.clear()
             scopes.due_buckets(self._seen)  # the buckets are all read now
             self._next_full = time.monotonic() + self.cfg.claim_seconds
+        added += self.take_marks(now)
         self._generation = self.coord.set_generation()
         return RebuildReport(scanned, len(due), added, unreadable, markers)
 
