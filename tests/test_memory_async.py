@@ -3,10 +3,10 @@ and CPU work off the loop (``reverie.memory``'s one bounded executor).
 
 Each verb runs beside a ticker task that sleeps 2 ms at a time and records how late it wakes (the
 worst lateness is the longest the loop was held) and how much CPU the loop's thread used meanwhile
-(what ran on the loop itself). The workspace is big enough (3,000
-history entries, a 400-message conversation, a memory repo with history) that a verb doing its work
-on the loop holds it far longer than the 50 ms allowed: before the executor, the first ``arecall``
-held it about 0.3 s and ``arecord`` about 0.26 s.
+(what ran on the loop itself). The workspace is big enough (3,000 history entries, a 400-message
+conversation to read and a 120-message one to consolidate, a memory repo with history) that a verb
+doing its work on the loop holds it far longer than the 50 ms allowed: before the executor, the
+first ``arecall`` held it about 0.3 s and ``arecord`` about 0.26 s.
 """
 
 from __future__ import annotations
@@ -33,6 +33,13 @@ from reverie.storage.history import HistoryEntry
 STALL = 0.050
 TICK = 0.002
 
+#: Messages in ``t:chat``, the conversation the consolidating verbs (``aconsolidate``, ``arecord``,
+#: ``aclear``, ``anew_session``) work on. Their work on the loop would come in one stretch per round
+#: of consolidation (36 messages), 130-260 ms each whether the conversation has 120 messages or 400,
+#: so 120 (about 3,100 tokens: over ``arecord``'s budget of 1,976, four rounds) tells as well as 400
+#: (twelve rounds, 3x the time, 30 s a try on a loaded machine).
+CHAT_MESSAGES = 120
+
 CONFIG = {"agents": {"defaults": {"contextWindowTokens": 6_000}}}
 
 
@@ -42,7 +49,7 @@ def _config() -> Config:
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A workspace with memory, versions, 3,000 pending history entries and a long conversation."""
+    """A workspace with memory, versions, 3,000 pending history entries and two conversations."""
     root = tmp_path_factory.mktemp("async") / "ws"
     with reverie.open(root, config=_config()) as memory:
         memory.init()
@@ -54,11 +61,18 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for c in range(last + 1, last + 3_001):
             text = f"User: note {c} about Lisbon, Postgres and coffee {c % 7}; I enjoy hiking."
             f.write(HistoryEntry(c, "2026-01-01 10:00", text, "t:old").to_json())
+    _conversation(root, "t:big", 400)
+    _conversation(root, "t:chat", CHAT_MESSAGES)
+    return root
+
+
+def _conversation(root: Path, key: str, messages: int) -> None:
+    """A session ``key`` of ``messages`` messages (about 25 tokens each) in ``root``."""
     lines = [
         orjson.dumps(
             {
                 "_type": "metadata",
-                "key": "t:big",
+                "key": key,
                 "created_at": "2026-01-01T00:00:00",
                 "updated_at": "2026-01-01T00:00:00",
                 "metadata": {},
@@ -66,12 +80,11 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
             }
         )
     ]
-    for i in range(400):
+    for i in range(messages):
         role = "user" if i % 2 == 0 else "assistant"
         content = f"message {i}: I moved to Porto in {2000 + i % 20} and I like green tea a lot."
         lines.append(orjson.dumps({"role": role, "content": content, "timestamp": "2026-01-01"}))
-    (root / "sessions" / "t_big.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    return root
+    (root / "sessions" / f"{key.replace(':', '_')}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
 
 
 def _calls(head: str) -> dict[str, Callable[[Memory], Awaitable[Any]]]:
@@ -85,12 +98,12 @@ def _calls(head: str) -> dict[str, Callable[[Memory], Awaitable[Any]]]:
         "areindex": lambda m: m.areindex(),
         "acontext": lambda m: m.acontext(),
         "adream": lambda m: m.adream(),
-        "aconsolidate": lambda m: m.aconsolidate("t:big"),
+        "aconsolidate": lambda m: m.aconsolidate("t:chat"),
         "amessages": lambda m: m.amessages("t:big"),
-        "arecord": lambda m: m.arecord("t:big", msg),
+        "arecord": lambda m: m.arecord("t:chat", msg),
         "apop_message": lambda m: m.apop_message("t:big"),
-        "aclear": lambda m: m.aclear("t:big"),
-        "anew_session": lambda m: m.anew_session(m.runtime.sessions.get_or_create("t:big")),
+        "aclear": lambda m: m.aclear("t:chat"),
+        "anew_session": lambda m: m.anew_session(m.runtime.sessions.get_or_create("t:chat")),
         "aset_aside": lambda m: m.aset_aside(),
         "aqueued": lambda m: m.aqueued(),
         "arequeue": lambda m: m.arequeue(),

@@ -94,7 +94,8 @@ def _lines() -> list[str]:
 
 @pytest.fixture
 def backlog(tmp_path: Path) -> Path:
-    """A workspace with 200 history entries pending (ten of Dream's batches)."""
+    """A workspace with 100 history entries pending (five of Dream's batches: the signal comes after
+    the first is committed, with four to go)."""
     import reverie
     from reverie.storage.config import Config
 
@@ -103,7 +104,7 @@ def backlog(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     with reverie.open(ws, config=config) as memory:
         memory.init()
-        for line in _lines()[:200]:
+        for line in _lines()[:100]:
             memory.remember(line)
     return ws
 
