@@ -94,9 +94,9 @@ class WorkspaceError(ReverieError):
 
 
 class WorkspaceMovedError(WorkspaceError):
-    """The workspace folder an open ``Memory`` uses was deleted, moved or replaced (another folder, or
-    another memory repo, at its path) after it was opened: nothing is read or written there (the
-    memory would be split in two places); open it again."""
+    """The workspace folder an open ``Memory`` uses was deleted, moved or replaced (another
+    folder, or another memory repo, at its path) after it was opened: nothing is read or written
+    there (the memory would be split in two places); open it again."""
 
 
 class UnsafePathError(WorkspaceError):

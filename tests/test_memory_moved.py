@@ -13,7 +13,6 @@ import pytest
 
 import reverie
 from reverie.errors import WorkspaceError, WorkspaceMovedError
-
 from reverie.memory import Memory
 
 

@@ -193,13 +193,14 @@ def _expand(path: str | os.PathLike[str] | Workspace | None) -> Workspace | Path
     return Path(path).expanduser()
 
 
-# -- the same workspace, at every verb --------------------------------------------------------------
+# -- the same workspace, at every verb -------------------------------------------------------------
 
 #: Not verbs on the workspace: closing (after a delete too), a sibling, argument checks.
 _UNGUARDED = frozenset({"close", "aclose", "sibling", "check_user"})
 #: The pipeline's steps an async twin runs on a worker (``_call_async``, ``_call``): checked there.
-_STEPS = ("_dream", "_consolidate", "_append", "_consolidate_turns", "_record", "_clear")
-_STEPS += ("_new_session",)
+_STEPS = frozenset(
+    {"_dream", "_consolidate", "_append", "_consolidate_turns", "_record", "_clear", "_new_session"}
+)
 
 
 def _guard(verb: Callable[..., Any]) -> Callable[..., Any]:

@@ -45,11 +45,11 @@ checkpoint). Without a trusted one (first run, a log another tool rewrote), ever
 at or below the Dream cursor not yet requeued is requeued: one may be dreamed twice, none is lost.
 
 Readers take no lock. A bad line (not JSON, invalid UTF-8, not an object, wrong field types, a bool
-or non-positive cursor, longer than 16 MiB) is skipped with one warning per kind per read, and only the
-first time a process meets that line in that file (``_BadLineReport``); the lines around it are unaffected.
-Readers are linear in the bytes they cross and never hold more than 16 MiB
-of one line (``reverie.storage.appendlog``); the next cursor still counts a too-long last line's
-leading ``"cursor"``.
+or non-positive cursor, longer than 16 MiB) is skipped with one warning per kind per read, and only
+the first time a process meets that line in that file (``_BadLineReport``); the lines around it are
+unaffected. Readers are linear in the bytes they cross and never hold more than 16 MiB of one line
+(``reverie.storage.appendlog``); the next cursor still counts a too-long last line's leading
+``"cursor"``.
 """
 
 from __future__ import annotations
