@@ -53,6 +53,7 @@ __all__ = [
     "ConfigError",
     "WorkspaceError",
     "UnsafePathError",
+    "WorkspaceMovedError",
     "InvalidScopeError",
     "NothingPendingError",
     "PendingChangedError",
@@ -90,6 +91,12 @@ class ConfigError(ReverieError):
 class WorkspaceError(ReverieError):
     """The workspace cannot be used as asked (missing, not a directory, a file that is not
     memory)."""
+
+
+class WorkspaceMovedError(WorkspaceError):
+    """The workspace folder an open ``Memory`` uses was deleted, moved or replaced (another
+    folder, or another memory repo, at its path) after it was opened: nothing is read or written
+    there (the memory would be split in two places); open it again."""
 
 
 class UnsafePathError(WorkspaceError):

@@ -218,3 +218,39 @@ def test_disk_full_and_permission_denied_are_user_errors(
     err = capsys.readouterr().err
     assert err.startswith("reverie: error: ") and words in err and "internal error" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_bad_line_is_warned_about_once_per_file_and_again_when_a_new_one_appears(
+    tmp_path: Path, caplog
+) -> None:  # type: ignore[no-untyped-def]
+    """Every status, search and Dream run reads the log: an unchanged bad line warns the first
+    time only; a new bad line (appended, or the same text again) warns once more, and so does the
+    file replaced by another holding it."""
+    log = make_log(tmp_path)
+    log.path.write_bytes(_entry(1) + b"not json\n" + _entry(2))
+
+    def warnings() -> list[str]:
+        found = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
+        caplog.clear()
+        return found
+
+    with caplog.at_level("WARNING"):
+        assert [e.cursor for e in log.read_since(0)] == [1, 2]
+        assert len(warnings()) == 1
+        for _ in range(3):
+            assert [e.cursor for e in log.read_since(0)] == [1, 2]
+            assert log.count_since(0) == 2
+        assert warnings() == []  # the same file, the same bad line: said once
+        assert log.append("three") == 3
+        assert [e.cursor for e in log.read_since(0)] == [1, 2, 3] and warnings() == []
+        with open(log.path, "ab") as f:
+            f.write(b"not json\n")  # the same text again: a new bad line
+        assert [e.cursor for e in log.read_since(0)] == [1, 2, 3]
+        assert len(warnings()) == 1
+        assert [e.cursor for e in log.read_since(0)] == [1, 2, 3] and warnings() == []
+        copy = log.path.with_name("copy")
+        copy.write_bytes(log.path.read_bytes())
+        os.replace(copy, log.path)  # another file (another inode) at the path: told again
+        assert [e.cursor for e in log.read_since(0)] == [1, 2, 3]
+        told = warnings()
+        assert len(told) == 1 and f"{log.path}: skipped 2 line(s)" in told[0]

@@ -193,9 +193,73 @@ def _expand(path: str | os.PathLike[str] | Workspace | None) -> Workspace | Path
     return Path(path).expanduser()
 
 
+# -- the same workspace, at every verb -------------------------------------------------------------
+
+#: Not verbs on the workspace: closing (after a delete too), a sibling, argument checks.
+_UNGUARDED = frozenset({"close", "aclose", "sibling", "check_user"})
+#: The pipeline's steps an async twin runs on a worker (``_call_async``, ``_call``): checked there.
+_STEPS = frozenset(
+    {"_dream", "_consolidate", "_append", "_consolidate_turns", "_record", "_clear", "_new_session"}
+)
+
+
+def _guard(verb: Callable[..., Any]) -> Callable[..., Any]:
+    """``verb`` checking first that its ``Memory``'s workspace is the one it opened
+    (``Identity.check``: a stat or two; ``WorkspaceMovedError`` when it was deleted, moved or
+    replaced), then recording the folder or memory repo the verb created (``Identity.settle``)."""
+    import functools
+    import inspect
+
+    if inspect.iscoroutinefunction(verb):
+
+        @functools.wraps(verb)
+        async def step(self: Memory, /, *args: Any, **kwargs: Any) -> Any:
+            identity = self.runtime.identity
+            identity.check()
+            try:
+                return await verb(self, *args, **kwargs)
+            finally:
+                identity.settle()
+
+        step.__guarded__ = True  # type: ignore[attr-defined]
+        return step
+
+    @functools.wraps(verb)
+    def checked(self: Memory, /, *args: Any, **kwargs: Any) -> Any:
+        identity = self.runtime.identity
+        identity.check()
+        try:
+            return verb(self, *args, **kwargs)
+        finally:
+            identity.settle()
+
+    checked.__guarded__ = True  # type: ignore[attr-defined]
+    return checked
+
+
+def _guarded(cls: type[T]) -> type[T]:
+    """Every verb of ``cls`` (its public methods, its own and inherited, and the pipeline's steps)
+    through ``_guard``; the ``a``-twins reach the workspace through these, in the worker that runs
+    them, so nothing on the caller's event loop stats a file."""
+    import inspect
+    import types
+
+    for name in dir(cls):
+        if name in _UNGUARDED or (name.startswith("_") and name not in _STEPS):
+            continue
+        member = inspect.getattr_static(cls, name)
+        if not isinstance(member, types.FunctionType) or getattr(member, "__guarded__", False):
+            continue
+        if inspect.iscoroutinefunction(member) and name not in _STEPS:
+            continue  # an a-twin: the verb or step it runs is guarded
+        setattr(cls, name, _guard(member))
+    return cls
+
+
 # -- which files the file verbs reach --------------------------------------------------------------
 
 
+@_guarded
 @twin_docs
 class Memory(MemoryVerbs):
     """One workspace's memory and every verb on it. Cheap to create: each service is built on first
@@ -207,6 +271,11 @@ class Memory(MemoryVerbs):
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's own verbs (``use_memory_class``) check the workspace as ``Memory``'s do."""
+        super().__init_subclass__(**kwargs)
+        _guarded(cls)
 
     # -- lifetime ----------------------------------------------------------------------------------
     @property

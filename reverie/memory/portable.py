@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .runtime import Runtime
+from .runtime import Identity, Runtime
 
 if TYPE_CHECKING:
     from ..storage.config import Config
@@ -27,7 +27,9 @@ def rebuilder(cls: type, rt: Runtime) -> bytes | None:
     if rt.activity is not None or cls.__module__ == "__main__" or "<locals>" in cls.__qualname__:
         return None
     try:
-        factory = functools.partial(_rebuild, cls, rt.workspace.root, rt._config, rt.scope)
+        factory = functools.partial(
+            _rebuild, cls, rt.workspace.root, rt._config, rt.scope, rt.identity
+        )
         data = pickle.dumps(factory, protocol=5)
         pickle.loads(data)
     except Exception:  # noqa: BLE001 - whatever does not pickle stays in this process
@@ -35,9 +37,16 @@ def rebuilder(cls: type, rt: Runtime) -> bytes | None:
     return data
 
 
-def _rebuild(cls: Callable[[Runtime], M], root: Path, config: Config | None, scope: Any) -> M:
-    """A worker process's ``Memory`` of the same workspace, config and scope."""
-    return cls(Runtime(root, config=config, scope=scope))
+def _rebuild(
+    cls: Callable[[Runtime], M],
+    root: Path,
+    config: Config | None,
+    scope: Any,
+    identity: Identity | None = None,
+) -> M:
+    """A worker process's ``Memory`` of the same workspace (the one this process opened, by its
+    ``Identity``: one replaced since is refused there too), config and scope."""
+    return cls(Runtime(root, config=config, scope=scope, identity=identity))
 
 
 def models_portable(config: Config) -> bool:

@@ -36,9 +36,75 @@ if TYPE_CHECKING:
     from ..storage.scopes import Scope, ScopeRoot
     from ..storage.store import WorkspaceStore
 
-__all__ = ["Runtime"]
+__all__ = ["Runtime", "Identity"]
 
 S = TypeVar("S")
+
+#: Where a workspace's memory repo lives (``reverie.gitstore.location``: a separate git dir first).
+_REPO_DIRS = (".reverie-git", ".git")
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    """The folder's device and inode (None when nothing is there to stat)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+class Identity:
+    """Which workspace a ``Runtime`` opened: its folder's device and inode, and its memory repo's
+    (which of ``_REPO_DIRS``, its device and inode), each recorded when first seen (at open, or
+    after the write that created it). ``check`` compares them with what the path holds now, with a
+    stat or two and no write: a folder deleted, renamed or replaced (another workspace moved
+    there, another memory repo in it) is ``WorkspaceMovedError``, so a verb never splits the
+    memory in two places by creating a fresh workspace at the old path."""
+
+    __slots__ = ("root", "folder", "repo")
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.folder: tuple[int, int] | None = None
+        self.repo: tuple[str, tuple[int, int]] | None = None
+        self.check()
+
+    def check(self) -> None:
+        now = _stamp(self.root)
+        if self.folder is None:  # not there yet (or never seen): it is the one found first
+            if now is not None:
+                self.folder = now
+                self._find_repo()
+            return
+        if now != self.folder:
+            self._moved()
+        if self.repo is None:
+            self._find_repo()
+        elif _stamp(os.path.join(self.root, self.repo[0])) != self.repo[1]:
+            self._moved("its memory repo")
+
+    def settle(self) -> None:
+        """After a verb: record the folder or memory repo it created, when none was recorded (no
+        stat once both are)."""
+        if self.folder is None:
+            self.check()
+        elif self.repo is None:
+            self._find_repo()
+
+    def _find_repo(self) -> None:
+        for name in _REPO_DIRS:
+            found = _stamp(os.path.join(self.root, name))
+            if found is not None:
+                self.repo = (name, found)
+                return
+
+    def _moved(self, what: str = "it") -> None:
+        from ..errors import WorkspaceMovedError
+
+        how = "moved or deleted" if what == "it" else f"replaced ({what} is another one)"
+        raise WorkspaceMovedError(
+            f"the workspace at {self.root} was {how} after it was opened; open it again"
+        )
 
 
 class _service(Generic[S]):  # noqa: N801 (a decorator, named like the cached_property it replaces)
@@ -85,10 +151,13 @@ class Runtime:
         config: Config | None = None,
         activity: ModelActivity | None = None,
         scope: tuple[ScopeRoot, Scope] | None = None,
+        identity: Identity | None = None,
     ) -> None:
         """``scope``: the root and scope this workspace belongs to (``reverie.open(root=…,
-        user=…)``), so the front door creates it on its first write and reads it as empty before."""
+        user=…)``), so the front door creates it on its first write and reads it as empty before.
+        ``identity``: which workspace it is (``Identity``; default: the one at its path now)."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+        self.identity = identity if identity is not None else Identity(str(self.workspace.root))
         self._config = config
         self.activity = activity
         self.scope = scope
@@ -98,7 +167,11 @@ class Runtime:
         """A new runtime over the same workspace, config and observer, with services of its own (for
         a thread)."""
         return Runtime(
-            self.workspace, config=self._config, activity=self.activity, scope=self.scope
+            self.workspace,
+            config=self._config,
+            activity=self.activity,
+            scope=self.scope,
+            identity=self.identity,
         )
 
     @_service

@@ -45,10 +45,11 @@ checkpoint). Without a trusted one (first run, a log another tool rewrote), ever
 at or below the Dream cursor not yet requeued is requeued: one may be dreamed twice, none is lost.
 
 Readers take no lock. A bad line (not JSON, invalid UTF-8, not an object, wrong field types, a bool
-or non-positive cursor, longer than 16 MiB) is skipped with one warning per kind per read; the lines
-around it are unaffected. Readers are linear in the bytes they cross and never hold more than 16 MiB
-of one line (``reverie.storage.appendlog``); the next cursor still counts a too-long last line's
-leading ``"cursor"``.
+or non-positive cursor, longer than 16 MiB) is skipped with one warning per kind per read, and only
+the first time a process meets that line in that file (``_BadLineReport``); the lines around it are
+unaffected. Readers are linear in the bytes they cross and never hold more than 16 MiB of one line
+(``reverie.storage.appendlog``); the next cursor still counts a too-long last line's leading
+``"cursor"``.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ import hashlib
 import logging
 import os
 import re
+import threading
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -253,20 +255,54 @@ class BadLine(ValueError):
         self.kind = kind
 
 
+#: The bad lines warned about already, per file (``_BadLineReport``): a reader that meets them
+#: again in an unchanged file says nothing (every status, search or Dream run reads the log).
+_WARNED: set[tuple[object, ...]] = set()
+_WARNED_MOST = 4096  # forgotten all at once past this: a warning again, never unbounded memory
+_warned_lock = threading.Lock()
+
+
 class _BadLineReport:
-    """Counts skipped lines per kind and warns once per kind when the read ends."""
+    """Counts skipped lines per kind and warns once per kind when the read ends, only for kinds
+    with a line not warned about before in this process: a bad line is known by its file (device
+    and inode), its kind, its bytes' digest and which same one it is in the read, so an unchanged
+    file warns once, and once again when a new bad line appears (or the file is replaced).
+    ``quiet``: a read whose lines another read reports (``count_late``) warns of none."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, quiet: bool = False) -> None:
         self.path = path
+        self.quiet = quiet
         self.counts: Counter[str] = Counter()
+        self.new: Counter[str] = Counter()
+        self.seen: Counter[tuple[str, bytes | None]] = Counter()
+        self.file: tuple[int, int] | None = None
 
-    def add(self, kind: str) -> None:
+    def at(self, fd: int) -> None:
+        """The file the lines come from (its device and inode)."""
+        st = os.fstat(fd)
+        self.file = (st.st_dev, st.st_ino)
+
+    def add(self, kind: str, raw: bytes | None = None) -> None:
+        if self.quiet:
+            return
         self.counts[kind] += 1
+        line = (kind, None if raw is None else hashlib.sha1(raw, usedforsecurity=False).digest())
+        key = (str(self.path), self.file, *line, self.seen[line])
+        self.seen[line] += 1
+        with _warned_lock:
+            if key in _WARNED:
+                return
+            if len(_WARNED) >= _WARNED_MOST:
+                _WARNED.clear()
+            _WARNED.add(key)
+        self.new[kind] += 1
 
     def flush(self) -> None:
-        for kind, n in self.counts.items():
-            log.warning("%s: skipped %d line(s): %s", self.path, n, kind)
+        for kind in self.new:
+            log.warning("%s: skipped %d line(s): %s", self.path, self.counts[kind], kind)
         self.counts.clear()
+        self.new.clear()
+        self.seen.clear()
 
 
 class HistoryLog:
@@ -616,9 +652,9 @@ class HistoryLog:
             mark = self._read_mark(fd)
             if mark is None:
                 return 0
-            report = _BadLineReport(self.path)
+            # the reader that reads them reports bad lines
+            report = _BadLineReport(self.path, quiet=True)
             found = _late_entries(fd, mark, os.fstat(fd).st_size, dream_cursor, report)
-            report.counts.clear()  # the reader that reads them reports bad lines
             return len(found)
 
     def _mark_end(self) -> int | None:
@@ -939,6 +975,7 @@ def _holds(offsets: Sequence[int], start: int, end: int) -> bool:
 def _scan(fd: int, start: int, size: int, report: _BadLineReport) -> Iterator[HistoryEntry]:
     """Valid entries from ``start`` to ``size``, reporting bad lines; a torn last line is an append
     in flight."""
+    report.at(fd)
     for raw, terminated in iter_lines(fd, start, size):
         if raw is None:
             report.add(f"longer than {MAX_LINE_BYTES:,} bytes")
@@ -949,7 +986,7 @@ def _scan(fd: int, start: int, size: int, report: _BadLineReport) -> Iterator[Hi
             yield HistoryEntry.from_json(raw)
         except BadLine as bad:
             if terminated:
-                report.add(bad.kind)
+                report.add(bad.kind, raw)
             else:
                 log.debug("ignoring an unterminated last line (an append in flight, or torn)")
 
