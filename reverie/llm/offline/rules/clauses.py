@@ -476,6 +476,7 @@ def clauses(sentence: str) -> list[str]:
     """
     if _CONDITIONAL.match(sentence):
         return [sentence]
+    sentence = run_on_punctuated(sentence)
     parts = []
     for part in _CLAUSE_SPLIT.split(sentence):
         for piece in (c for p in _at_new_subjects(part.strip()) for c in coordinated_clauses(p)):
@@ -483,6 +484,39 @@ def clauses(sentence: str) -> list[str]:
             parts += [p.strip() for p in run_on]
     parts = [f for p in parts for f in _fragments(p)]
     return [d for p in parts if p for d in _diet_denials(_CONJUNCTION.sub("", p))]
+
+
+#: A message typed with no punctuation (dictation, a phone): where its next clause opens, with a
+#: new subject ("… i rent a flat", "… its freezing") or with the user's subject left out ("… been
+#: here since uni"), after a word that binds nothing. The comma a writer would type goes there, so
+#: the clause is read as its punctuated form is (``run_on_punctuated``).
+_RUN_ON_OPENING = re.compile(
+    r"(?<=\w)(?<!\bthat)(?<!\bwhich)(?<!\bwho)(?<!\bif)(?<!\bwhen)(?<!\bbecause)(?<!\bsince)"
+    r"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)(?<!\bwhy)(?<!\bthink)(?<!\bsure)(?<!\bknow)(?<!\bguess)"
+    r"(?<!\bsay)(?<!\bsaid)(?<!\bsays)(?<!\bmean)(?<!\band)(?<!\bbut)(?<!\bor)(?<!\bso)"
+    r"(?<!\bthan)(?<!\bas)(?<!\bwhether)(?<!\buntil)(?<!\bbefore)(?<!\bafter)(?<!\bwhile)"
+    r"(?<!\bonce)(?<!\bunless)(?<!\bthough)(?<!\bwish)(?<!\bhope)(?<!\bbet)(?<!\bfeel)"
+    r"(?<!\bthe)(?<!\ba)(?<!\bam)(?<!\bdo)(?<!\bdid)(?<!\bcan)(?<!\bwould)(?<!\bcould)"
+    r"\s+(?=(?:i|i'm|im|i've|ive|we|we're|its|it's|been|anyway)\s)",
+    re.I,
+)
+#: Punctuation inside a sentence: a writer who typed it typed the clauses' commas too.
+_PUNCTUATED = re.compile(r"[,;:()\u2013\u2014]|\s-\s")
+
+
+def run_on_punctuated(sentence: str) -> str:
+    """A sentence typed with no punctuation inside it, of eight words or more, with a comma where
+    each run-on clause opens (``_RUN_ON_OPENING``) after three words or more; the sentence as it is
+    when it has its own punctuation, so the rest of the clause stage reads it as it would the
+    punctuated form ("i live in krakow been here since uni" as "i live in krakow, been here …")."""
+    if _PUNCTUATED.search(sentence) or len(sentence.split()) < 8:
+        return sentence
+    out, start = [], 0
+    for m in _RUN_ON_OPENING.finditer(sentence):
+        if len(sentence[start : m.start()].split()) >= 3:
+            out.append(sentence[start : m.start()] + ",")
+            start = m.start()
+    return "".join(out) + sentence[start:]
 
 
 #: Where a second main clause is joined by "and" (with or without its comma): the words after it
