@@ -407,13 +407,59 @@ def _preambles_cut(line: str) -> list[str]:
     return [*out, line[start:]]
 
 
+#: A message typed with no punctuation (dictation, a phone): where its next clause opens, with a
+#: new subject ("… i rent a flat", "… its freezing") or with the user's subject left out ("… been
+#: here since uni"), after a word that binds nothing. The comma a writer would type goes there, so
+#: the clause is read as its punctuated form is (``run_on_punctuated``).
+_RUN_ON_OPENING = re.compile(
+    r"(?<=\w)(?<!\bthat)(?<!\bwhich)(?<!\bwho)(?<!\bif)(?<!\bwhen)(?<!\bbecause)(?<!\bsince)"
+    r"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)(?<!\bwhy)(?<!\bthink)(?<!\bsure)(?<!\bknow)(?<!\bguess)"
+    r"(?<!\bsay)(?<!\bsaid)(?<!\bsays)(?<!\bmean)(?<!\band)(?<!\bbut)(?<!\bor)(?<!\bso)"
+    r"(?<!\bthan)(?<!\bas)(?<!\bwhether)(?<!\buntil)(?<!\bbefore)(?<!\bafter)(?<!\bwhile)"
+    r"(?<!\bonce)(?<!\bunless)(?<!\bthough)(?<!\bwish)(?<!\bhope)(?<!\bbet)(?<!\bfeel)"
+    r"(?<!\bthe)(?<!\ba)(?<!\bam)(?<!\bdo)(?<!\bdid)(?<!\bcan)(?<!\bwould)(?<!\bcould)"
+    # "… have been", "… i've always been", "… it's just been": "been" after its auxiliary
+    r"(?<!\bhave)(?<!\bhas)(?<!\bhad)(?<!ve)(?<!'s)(?<!'d)(?<!\bnever)(?<!\bjust)(?<!\balways)"
+    r"(?<!\bnot)(?<!\bever)(?<!\bonly)(?<!\balready)(?<!\bstill)(?<!\bmight)(?<!\bmust)"
+    r"(?<!\bshould)(?<!\bwill)(?<!\bto)(?<!\bmay)(?<!\bthey)(?<!\bshe)(?<!\bhe)(?<!\bwe)"
+    r"\s+(?=(?P<s>anyway|(?:can|could|would|will) you)\s|"
+    r"(?:i|i'm|im|i've|ive|we|we're|its|it's|been)\s)",
+    re.I,
+)
+#: Punctuation inside a sentence: a writer who typed it typed the clauses' commas too.
+_PUNCTUATED = re.compile(r"[,;:()\u2013\u2014]|\s-\s")
+
+
+def run_on_punctuated(sentence: str) -> list[str]:
+    """A sentence typed with no punctuation inside it, of eight words or more, as its writer would
+    have punctuated it: a comma where each run-on clause opens (``_RUN_ON_OPENING``) and a new
+    sentence where a request opens ("… anyway can you help me plan …"), each after three words
+    or more; the sentence as it is when it has its own punctuation. The rest of the clause stage
+    then reads it as the punctuated form ("i live in krakow been here since uni" as "i live in
+    krakow, been here …")."""
+    if _PUNCTUATED.search(sentence) or len(sentence.split()) < 8:
+        return [sentence]
+    out, text, start = [], "", 0
+    for m in _RUN_ON_OPENING.finditer(sentence):
+        if len(sentence[start : m.start()].split()) < 3:
+            continue
+        if m.group("s"):
+            out.append(text + sentence[start : m.start()] + ".")
+            text = ""
+        else:
+            text += sentence[start : m.start()] + ","
+        start = m.start()
+    return [*out, (text + sentence[start:]).strip()]
+
+
 def sentences_of(block: str) -> list[str]:
     out = []
     for line in block.split("\n"):
         parts = [
             p.strip()
             for cut in _preambles_cut(line)
-            for p in _SENTENCE_SPLIT.split(cut)
+            for q in _SENTENCE_SPLIT.split(cut)
+            for p in run_on_punctuated(q.strip())
             if p.strip()
         ]
         for i, sentence in enumerate(parts):
@@ -476,7 +522,6 @@ def clauses(sentence: str) -> list[str]:
     """
     if _CONDITIONAL.match(sentence):
         return [sentence]
-    sentence = run_on_punctuated(sentence)
     parts = []
     for part in _CLAUSE_SPLIT.split(sentence):
         for piece in (c for p in _at_new_subjects(part.strip()) for c in coordinated_clauses(p)):
@@ -484,39 +529,6 @@ def clauses(sentence: str) -> list[str]:
             parts += [p.strip() for p in run_on]
     parts = [f for p in parts for f in _fragments(p)]
     return [d for p in parts if p for d in _diet_denials(_CONJUNCTION.sub("", p))]
-
-
-#: A message typed with no punctuation (dictation, a phone): where its next clause opens, with a
-#: new subject ("… i rent a flat", "… its freezing") or with the user's subject left out ("… been
-#: here since uni"), after a word that binds nothing. The comma a writer would type goes there, so
-#: the clause is read as its punctuated form is (``run_on_punctuated``).
-_RUN_ON_OPENING = re.compile(
-    r"(?<=\w)(?<!\bthat)(?<!\bwhich)(?<!\bwho)(?<!\bif)(?<!\bwhen)(?<!\bbecause)(?<!\bsince)"
-    r"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)(?<!\bwhy)(?<!\bthink)(?<!\bsure)(?<!\bknow)(?<!\bguess)"
-    r"(?<!\bsay)(?<!\bsaid)(?<!\bsays)(?<!\bmean)(?<!\band)(?<!\bbut)(?<!\bor)(?<!\bso)"
-    r"(?<!\bthan)(?<!\bas)(?<!\bwhether)(?<!\buntil)(?<!\bbefore)(?<!\bafter)(?<!\bwhile)"
-    r"(?<!\bonce)(?<!\bunless)(?<!\bthough)(?<!\bwish)(?<!\bhope)(?<!\bbet)(?<!\bfeel)"
-    r"(?<!\bthe)(?<!\ba)(?<!\bam)(?<!\bdo)(?<!\bdid)(?<!\bcan)(?<!\bwould)(?<!\bcould)"
-    r"\s+(?=(?:i|i'm|im|i've|ive|we|we're|its|it's|been|anyway)\s)",
-    re.I,
-)
-#: Punctuation inside a sentence: a writer who typed it typed the clauses' commas too.
-_PUNCTUATED = re.compile(r"[,;:()\u2013\u2014]|\s-\s")
-
-
-def run_on_punctuated(sentence: str) -> str:
-    """A sentence typed with no punctuation inside it, of eight words or more, with a comma where
-    each run-on clause opens (``_RUN_ON_OPENING``) after three words or more; the sentence as it is
-    when it has its own punctuation, so the rest of the clause stage reads it as it would the
-    punctuated form ("i live in krakow been here since uni" as "i live in krakow, been here …")."""
-    if _PUNCTUATED.search(sentence) or len(sentence.split()) < 8:
-        return sentence
-    out, start = [], 0
-    for m in _RUN_ON_OPENING.finditer(sentence):
-        if len(sentence[start : m.start()].split()) >= 3:
-            out.append(sentence[start : m.start()] + ",")
-            start = m.start()
-    return "".join(out) + sentence[start:]
 
 
 #: Where a second main clause is joined by "and" (with or without its comma): the words after it
