@@ -30,7 +30,7 @@ RUN_ONS = [
     ),
     ("i live in toronto been living here since 2015 and honestly love it", "Lives in Toronto"),
     ("we live in dublin its grand but the rent is mad and we might move soon", None),
-    ("i live in seattle its rainy most of the year but we love the coffee", "Lives in Seattle"),
+    ("i live in seattle its so rainy most of the year but we love the coffee", "Lives in Seattle"),
     (
         "so i live in perth western australia and its boiling half the year anyway can you "
         "suggest some cold lunches for this week",
@@ -87,6 +87,8 @@ LOOK_ALIKES = [
     "i live in hope been saying that since uni and its never worked",
     "i visited lisbon last week been meaning to tell you its amazing",
     "i live in london south east side of the city and i cycle everywhere",
+    "The inventory app stores its data in Postgres and its backups in a bucket.",
+    "our team in lisbon keeps its roadmap in notion and its docs in confluence",
 ]
 
 

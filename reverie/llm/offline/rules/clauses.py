@@ -423,7 +423,10 @@ _RUN_ON_OPENING = re.compile(
     r"(?<!\bnot)(?<!\bever)(?<!\bonly)(?<!\balready)(?<!\bstill)(?<!\bmight)(?<!\bmust)"
     r"(?<!\bshould)(?<!\bwill)(?<!\bto)(?<!\bmay)(?<!\bthey)(?<!\bshe)(?<!\bhe)(?<!\bwe)"
     r"\s+(?=(?P<s>anyway|(?:can|could|would|will) you)\s|"
-    r"(?:i|i'm|im|i've|ive|we|we're|its|it's|been)\s)",
+    r"(?:i|i'm|im|i've|ive|we|we're|it's|been)\s|"
+    # "its" typed for "it's", never its possessive ("stores its data"): before what follows a verb
+    r"its\s+(?:so|too|really|very|just|a|an|the|not|been|always|never|kinda|pretty|super|quite|"
+    r"like|getting|gonna|going)\s)",
     re.I,
 )
 #: Punctuation inside a sentence: a writer who typed it typed the clauses' commas too.
