@@ -88,6 +88,7 @@ LOOK_ALIKES = [
     "i visited lisbon last week been meaning to tell you its amazing",
     "i live in london south east side of the city and i cycle everywhere",
     "The inventory app stores its data in Postgres and its backups in a bucket.",
+    "i gave a few talks at the shelter i volunteer at its been really fulfilling",
     "our team in lisbon keeps its roadmap in notion and its docs in confluence",
 ]
 
@@ -108,6 +109,15 @@ def test_a_look_alike_learns_no_home(message: str) -> None:
 )
 def test_a_punctuated_or_short_message_is_read_as_it_is(message: str) -> None:
     assert run_on_punctuated(message) == [message]
+
+
+def test_a_message_with_punctuation_anywhere_keeps_its_sentences() -> None:
+    """The writer who typed one full stop typed the commas they meant: no run-on reading."""
+    message = "I live in Lisbon been here since my masters so about six years. Love it"
+    assert clauses.sentences_of(message) == [
+        "I live in Lisbon been here since my masters so about six years.",
+        "Love it",
+    ]
 
 
 def test_the_dictated_messages_of_issue_36_learn_their_home_through_a_real_dream(tmp_path) -> None:

@@ -407,10 +407,11 @@ def _preambles_cut(line: str) -> list[str]:
     return [*out, line[start:]]
 
 
-#: A message typed with no punctuation (dictation, a phone): where its next clause opens, with a
-#: new subject ("… i rent a flat", "… its freezing") or with the user's subject left out ("… been
+#: A message typed with no punctuation (dictation, a phone): where its next clause opens, with "it"
+#: as its subject ("… its freezing half the year") or with the user's subject left out ("… been
 #: here since uni"), after a word that binds nothing. The comma a writer would type goes there, so
-#: the clause is read as its punctuated form is (``run_on_punctuated``).
+#: the clause is read as its punctuated form is (``run_on_punctuated``). A new subject "i" or "we"
+#: is none: after a noun it opens a relative clause as often ("the shelter i volunteer at").
 _RUN_ON_OPENING = re.compile(
     r"(?<=\w)(?<!\bthat)(?<!\bwhich)(?<!\bwho)(?<!\bif)(?<!\bwhen)(?<!\bbecause)(?<!\bsince)"
     r"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)(?<!\bwhy)(?<!\bthink)(?<!\bsure)(?<!\bknow)(?<!\bguess)"
@@ -423,7 +424,7 @@ _RUN_ON_OPENING = re.compile(
     r"(?<!\bnot)(?<!\bever)(?<!\bonly)(?<!\balready)(?<!\bstill)(?<!\bmight)(?<!\bmust)"
     r"(?<!\bshould)(?<!\bwill)(?<!\bto)(?<!\bmay)(?<!\bthey)(?<!\bshe)(?<!\bhe)(?<!\bwe)"
     r"\s+(?=(?P<s>anyway|(?:can|could|would|will) you)\s|"
-    r"(?:i|i'm|im|i've|ive|we|we're|it's|been)\s|"
+    r"(?:it's|been)\s|"
     # "its" typed for "it's", never its possessive ("stores its data"): before what follows a verb
     r"its\s+(?:so|too|really|very|just|a|an|the|not|been|always|never|kinda|pretty|super|quite|"
     r"like|getting|gonna|going)\s)",
@@ -431,6 +432,8 @@ _RUN_ON_OPENING = re.compile(
 )
 #: Punctuation inside a sentence: a writer who typed it typed the clauses' commas too.
 _PUNCTUATED = re.compile(r"[,;:()\u2013\u2014]|\s-\s")
+#: A message with no mark of punctuation at all, but its apostrophes: typed as dictation gives it.
+_UNPUNCTUATED = re.compile(r"^[^.,;:!?()\u2013\u2014\"]*$")
 
 
 def run_on_punctuated(sentence: str) -> list[str]:
@@ -456,13 +459,14 @@ def run_on_punctuated(sentence: str) -> list[str]:
 
 
 def sentences_of(block: str) -> list[str]:
+    run_on = _UNPUNCTUATED.match(block) is not None
     out = []
     for line in block.split("\n"):
         parts = [
             p.strip()
             for cut in _preambles_cut(line)
             for q in _SENTENCE_SPLIT.split(cut)
-            for p in run_on_punctuated(q.strip())
+            for p in (run_on_punctuated(q.strip()) if run_on else [q])
             if p.strip()
         ]
         for i, sentence in enumerate(parts):
