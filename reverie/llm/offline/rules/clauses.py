@@ -407,13 +407,66 @@ def _preambles_cut(line: str) -> list[str]:
     return [*out, line[start:]]
 
 
+#: A message typed with no punctuation (dictation, a phone): where its next clause opens, with "it"
+#: as its subject ("… its freezing half the year") or with the user's subject left out ("… been
+#: here since uni"), after a word that binds nothing. The comma a writer would type goes there, so
+#: the clause is read as its punctuated form is (``run_on_punctuated``). A new subject "i" or "we"
+#: is none: after a noun it opens a relative clause as often ("the shelter i volunteer at").
+_RUN_ON_OPENING = re.compile(
+    r"(?<=\w)(?<!\bthat)(?<!\bwhich)(?<!\bwho)(?<!\bif)(?<!\bwhen)(?<!\bbecause)(?<!\bsince)"
+    r"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)(?<!\bwhy)(?<!\bthink)(?<!\bsure)(?<!\bknow)(?<!\bguess)"
+    r"(?<!\bsay)(?<!\bsaid)(?<!\bsays)(?<!\bmean)(?<!\band)(?<!\bbut)(?<!\bor)(?<!\bso)"
+    r"(?<!\bthan)(?<!\bas)(?<!\bwhether)(?<!\buntil)(?<!\bbefore)(?<!\bafter)(?<!\bwhile)"
+    r"(?<!\bonce)(?<!\bunless)(?<!\bthough)(?<!\bwish)(?<!\bhope)(?<!\bbet)(?<!\bfeel)"
+    r"(?<!\bthe)(?<!\ba)(?<!\bam)(?<!\bdo)(?<!\bdid)(?<!\bcan)(?<!\bwould)(?<!\bcould)"
+    # "… have been", "… i've always been", "… it's just been": "been" after its auxiliary
+    r"(?<!\bhave)(?<!\bhas)(?<!\bhad)(?<!ve)(?<!'s)(?<!'d)(?<!\bnever)(?<!\bjust)(?<!\balways)"
+    r"(?<!\bnot)(?<!\bever)(?<!\bonly)(?<!\balready)(?<!\bstill)(?<!\bmight)(?<!\bmust)"
+    r"(?<!\bshould)(?<!\bwill)(?<!\bto)(?<!\bmay)(?<!\bthey)(?<!\bshe)(?<!\bhe)(?<!\bwe)"
+    r"\s+(?=(?P<s>anyway|(?:can|could|would|will) you)\s|"
+    r"(?:it's|been)\s|"
+    # "its" typed for "it's", never its possessive ("stores its data"): before what follows a verb
+    r"its\s+(?:so|too|really|very|just|a|an|the|not|been|always|never|kinda|pretty|super|quite|"
+    r"like|getting|gonna|going)\s)",
+    re.I,
+)
+#: Punctuation inside a sentence: a writer who typed it typed the clauses' commas too.
+_PUNCTUATED = re.compile(r"[,;:()\u2013\u2014]|\s-\s")
+#: A message with no mark of punctuation at all, but its apostrophes: typed as dictation gives it.
+_UNPUNCTUATED = re.compile(r"^[^.,;:!?()\u2013\u2014\"]*$")
+
+
+def run_on_punctuated(sentence: str) -> list[str]:
+    """A sentence typed with no punctuation inside it, of eight words or more, as its writer would
+    have punctuated it: a comma where each run-on clause opens (``_RUN_ON_OPENING``) and a new
+    sentence where a request opens ("… anyway can you help me plan …"), each after three words
+    or more; the sentence as it is when it has its own punctuation. The rest of the clause stage
+    then reads it as the punctuated form ("i live in krakow been here since uni" as "i live in
+    krakow, been here …")."""
+    if _PUNCTUATED.search(sentence) or len(sentence.split()) < 8:
+        return [sentence]
+    out, text, start = [], "", 0
+    for m in _RUN_ON_OPENING.finditer(sentence):
+        if len(sentence[start : m.start()].split()) < 3:
+            continue
+        if m.group("s"):
+            out.append(text + sentence[start : m.start()] + ".")
+            text = ""
+        else:
+            text += sentence[start : m.start()] + ","
+        start = m.start()
+    return [*out, (text + sentence[start:]).strip()]
+
+
 def sentences_of(block: str) -> list[str]:
+    run_on = _UNPUNCTUATED.match(block) is not None
     out = []
     for line in block.split("\n"):
         parts = [
             p.strip()
             for cut in _preambles_cut(line)
-            for p in _SENTENCE_SPLIT.split(cut)
+            for q in _SENTENCE_SPLIT.split(cut)
+            for p in (run_on_punctuated(q.strip()) if run_on else [q])
             if p.strip()
         ]
         for i, sentence in enumerate(parts):

@@ -118,6 +118,10 @@ def _a_known_name_of_words(value: str) -> bool:
     )
 
 
+#: Words of a direction, which name a part of a country more than a place ("south east").
+_COMPASS = frozenset("north south east west central northern southern eastern western".split())
+
+
 def _with_its_country(value: str) -> bool:
     """A town of the gazetteer too small (or too like a word) to be read in lower case alone, with
     its country after it: "suva fiji", "bath, england"."""
@@ -130,6 +134,13 @@ def _with_its_country(value: str) -> bool:
             " ".join(words[i:]).lower() in _PLACE_ALIASES
             or _lower_case_place(" ".join(words[i:]).lower())
             or " ".join(words[i:]) in _US_STATE_CODES  # "Austin TX", typed in capitals
+            # "halifax nova scotia", "perth western australia": a region of two words or more
+            # the gazetteer knows, which no English phrase is
+            or (
+                len(words) - i >= 2
+                and known_place(" ".join(words[i:]))
+                and not {w.lower() for w in words[i:]} <= _COMPASS  # "london south east"
+            )
         )
         for i in range(1, len(words))
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ..kinds import noun
 from .core import USER, Filling, rule
 from .lexicon import NOT_NAMES, PEOPLE, ROLES, TIME_WORDS, VAGUE
 from .phrases import NAME, OLDTO, PLACE, PROMOTED, VAL, I
@@ -50,6 +51,21 @@ _RECENT_START = re.compile(
 def a_new_start(f: Filling) -> bool:
     message = f.message or f.match.string
     return bool(_RECENT_START.search(message)) and not re.search(r"\bnow i\b", message, re.I)
+
+
+def lower_case_old(f: Filling) -> bool:
+    """The employer left typed in lower case ("left atlassian"): one word that is no noun, no
+    place, time or common word ("left work", "left home", "left school" are none). Its name is
+    not written, since a lower-case word may be no firm: the new employer replaces the old line as
+    any correction of the slot does."""
+    old = f.values["o"].strip()
+    return (
+        old.islower()
+        and len(old.split()) == 1
+        and not noun(old)
+        and old not in NOT_NAMES | TIME_WORDS | VAGUE
+        and not is_place(old)
+    )
 
 
 def promoted(f: Filling) -> bool:
@@ -385,6 +401,28 @@ RULES = [
         {"v": is_firm, "o": is_firm},
         "correction",
         change=True,
+    ),
+    # "Left Initech last week, starting at Globex on Monday", "left atlassian last week, starting
+    # at Canva on monday": an employer left, then the next one started, with or without the
+    # user's subject; the old name is a firm, never the verb or a thing left ("I left my keys at
+    # work"), or one word typed in lower case (``lower_case_old``), which the line leaves out
+    *(
+        rule(
+            rf"(?:{I}(?:'ve| have)? |^)(?:left|quit) (?P<o>[^,.;:!?()]{{1,40}}?)"
+            r"(?:\s+(?:last (?:week|month|friday)|this (?:week|month)|yesterday|today|"
+            r"(?:a few|two|three) (?:days|weeks) ago))?"
+            r"\s*,?\s+(?:and\s+)?(?:(?:i'm|i am|im)\s+)?"
+            rf"(?:(?:starting|start|beginning)\s+(?:at|with)|joining) {PLACE}",
+            template,
+            {"v": is_firm, **checks},
+            "correction",
+            change=True,
+            finish=finish,
+        )
+        for template, checks, finish in (
+            ("Works at {v} instead of {o}", {"o": is_firm}, None),
+            ("Works at {v}", {}, lower_case_old),
+        )
     ),
     rule(
         rf"{I}(?:'ve| have)? (?:quit|left|lost) my (?:job|position|role) (?:at|with) {PLACE}",
