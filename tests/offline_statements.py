@@ -105,6 +105,17 @@ class Run:
     turns: list[set[tuple[str, str]]] = field(default_factory=list)
 
 
+def assert_follow_up_changes_no_line(
+    first: str, follow_up: str, item_id: str = "ordinary", writer: str = "-"
+) -> None:
+    """A look-alike of a correction: ``first`` writes a line (never vacuous) and ``follow_up``
+    takes none of the lines it wrote away. The one check of every round's ordinary follow-ups."""
+    run = run_item(Item(item_id, writer, "ordinary", None, (first, follow_up), (), ()))
+    before, wrote, now = run.turns
+    assert wrote - before, f"the first message wrote no line: {first!r}"
+    assert wrote <= now, f"changed: {sorted(wrote - now)} -> {sorted(now - wrote)}"
+
+
 def _items(ws: Any) -> set[tuple[str, str]]:
     return {
         (rel, ln[2:].strip())

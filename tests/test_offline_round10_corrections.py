@@ -175,10 +175,7 @@ LOOK_ALIKES = [
 
 @pytest.mark.parametrize(("first", "follow_up"), LOOK_ALIKES, ids=[f for _, f in LOOK_ALIKES])
 def test_a_look_alike_changes_no_line(first: str, follow_up: str) -> None:
-    run = st.run_item(st.Item("T-10", "T", "ordinary", None, (first, follow_up), (), ()))
-    before, wrote, now = run.turns
-    assert wrote - before, f"the first message wrote no line: {first!r}"
-    assert wrote <= now, f"changed: {sorted(wrote - now)} -> {sorted(now - wrote)}"
+    st.assert_follow_up_changes_no_line(first, follow_up, "T-10", "T")
 
 
 def test_a_retraction_naming_several_lines_or_none_retires_nothing() -> None:

@@ -96,10 +96,7 @@ ORDINARY: list[tuple[str, str]] = [
 
 @pytest.mark.parametrize(("first", "follow_up"), ORDINARY, ids=[f for _, f in ORDINARY])
 def test_an_ordinary_follow_up_changes_no_line(first: str, follow_up: str) -> None:
-    run = st.run_item(st.Item("ordinary", "-", "ordinary", None, (first, follow_up), (), ()))
-    before, wrote, now = run.turns
-    assert wrote - before, f"the first message wrote no line: {first!r}"  # never vacuous
-    assert wrote <= now, f"changed: {sorted(wrote - now)} -> {sorted(now - wrote)}"
+    st.assert_follow_up_changes_no_line(first, follow_up)
 
 
 def test_the_corpus_is_large_enough() -> None:
