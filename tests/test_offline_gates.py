@@ -173,6 +173,49 @@ def test_importing_the_engine_compiles_no_rule() -> None:
     assert compiled == 0 and total > 300
 
 
+def test_importing_the_engine_compiles_almost_none_of_its_patterns() -> None:
+    """The engine's modules define some 330 helper patterns at their top level besides the rules;
+    each is compiled on first use (``reverie.llm.offline.lazyre``), so importing the engine compiles
+    only what its own import uses (main compiled about 430 there). Counted by source, whatever
+    compiles them: a module-level ``re.compile`` added back is seen."""
+    code = """
+import re, sys
+seen = set()
+real = re._compile
+def counting(pattern, flags):
+    if isinstance(pattern, str) and (pattern, flags) not in seen:
+        caller = sys._getframe(1)
+        while caller.f_code.co_filename.endswith(("re/__init__.py", "lazyre.py")):
+            caller = caller.f_back
+        if "/llm/offline/" in caller.f_code.co_filename.replace("\\\\", "/"):
+            seen.add((pattern, flags))
+    return real(pattern, flags)
+re._compile = counting
+import reverie.llm.offline.engine
+print(len(seen))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) <= 5
+
+
+def test_a_lazy_pattern_is_the_pattern_it_stands_for() -> None:
+    from reverie.llm.offline.lazyre import LazyPattern, lazy
+
+    source = r"\b(?P<w>m[ae]ow)s?\b"
+    p = lazy(source, re.I)
+    assert isinstance(p, LazyPattern) and "_rx" not in vars(p)  # not compiled yet
+    assert p.pattern == source and f"({p.pattern})" == f"({source})"  # no compile for its source
+    real = re.compile(source, re.I)
+    text = "Meows and a MAOW, then meow."
+    assert p.search(text).group("w") == real.search(text).group("w")  # type: ignore[union-attr]
+    assert [m.span() for m in p.finditer(text)] == [m.span() for m in real.finditer(text)]
+    assert p.sub("x", text) == real.sub("x", text) and p.split(text) == real.split(text)
+    assert p.flags == real.flags and p.groupindex == real.groupindex
+    assert vars(p)["_rx"] is p.compiled  # compiled once, then its own
+    assert p.fullmatch("meow") and not p.match("a meow")
+
+
 def test_the_table_is_json_of_strings() -> None:
     raw = json.loads(gate.TABLE.read_text(encoding="utf-8"))
     assert all(isinstance(s, str) for g in raw["gates"].values() for need in g for s in need)

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 
 from ...text.dates import MONTH_NAME, month_number, parse_timestamp
+from .lazyre import lazy
 
 __all__ = [
     "resolve",
@@ -196,16 +197,16 @@ def _end_of(m: re.Match[str], said_on: date | None) -> date | None:
 
 #: Each form a phrase can take, tried in order (every pattern must match the whole phrase).
 _FORMS: list[tuple[re.Pattern[str], _Form]] = [
-    (re.compile(r"(\d{4})-(\d{2})-(\d{2})"), _iso),
-    (re.compile(r"(\d{1,2})([/.])(\d{1,2})(?:[/.](\d{2,4}))?\.?"), _numeric),
-    (re.compile(rf"(?:the )?(\d{{1,2}}){_ORD} (?:of )?({_MON})(?: (\d{{4}}))?"), _day_month),
-    (re.compile(rf"({_MON}) (\d{{1,2}}){_ORD}(?: (\d{{4}}))?"), _month_first),
-    (re.compile(r"today|tonight"), _days_on(0)),
-    (re.compile(r"tomorrow"), _days_on(1)),
-    (re.compile(r"(?:the )?day after tomorrow"), _days_on(2)),
-    (re.compile(rf"(next |this )?({_WD})"), _weekday),
-    (re.compile(rf"in ({_COUNT}) (day|week|month)s?"), _counted),
-    (re.compile(r"end of (?:the )?(month|quarter|year)"), _end_of),
+    (lazy(r"(\d{4})-(\d{2})-(\d{2})"), _iso),
+    (lazy(r"(\d{1,2})([/.])(\d{1,2})(?:[/.](\d{2,4}))?\.?"), _numeric),
+    (lazy(rf"(?:the )?(\d{{1,2}}){_ORD} (?:of )?({_MON})(?: (\d{{4}}))?"), _day_month),
+    (lazy(rf"({_MON}) (\d{{1,2}}){_ORD}(?: (\d{{4}}))?"), _month_first),
+    (lazy(r"today|tonight"), _days_on(0)),
+    (lazy(r"tomorrow"), _days_on(1)),
+    (lazy(r"(?:the )?day after tomorrow"), _days_on(2)),
+    (lazy(rf"(next |this )?({_WD})"), _weekday),
+    (lazy(rf"in ({_COUNT}) (day|week|month)s?"), _counted),
+    (lazy(r"end of (?:the )?(month|quarter|year)"), _end_of),
 ]
 
 
@@ -223,7 +224,7 @@ def resolve(expr: str, said_on: date | None) -> date | None:
 
 
 # In free text only phrases made of words count: "Python 3.11" or "3/4 done" are no dates.
-_WORDY = re.compile(
+_WORDY = lazy(
     rf"\b(?P<pre>(?:on|by|before|until) )?(?P<d>(?:next |this )?{_WD}|{_MON} \d{{1,2}}{_ORD}(?:,? "
     rf"\d{{4}})?"
     rf"|(?:the )?\d{{1,2}}{_ORD} (?:of )?{_MON}(?:,? \d{{4}})?|(?:the )?day after tomorrow|"
@@ -280,7 +281,7 @@ CLOCK_PHRASE = (
 SPELLED_CLOCK = (
     rf"(?:{_HOUR}(?:[ -]{_MINUTE})?|half (?:past )?{_HOUR}|quarter (?:past|to) {_HOUR}|noon|midday)"
 )
-_SPELLED = re.compile(
+_SPELLED = lazy(
     rf"^(?:(?P<h>{_HOUR})(?:[ -](?P<m>{_MINUTE}))?(?P<x>{_MERIDIEM})|half (?:past )?(?P<hh>{_HOUR})"
     rf"|quarter (?P<q>past|to) (?P<qh>{_HOUR})|(?P<noon>noon|midday))$",
     re.I,

@@ -35,6 +35,7 @@ from .. import protocol as p
 from ..tokens import estimate_text_tokens, estimate_tokens
 from ..types import ModelResponse, ToolCall, Usage
 from .dates import absolute, parse_day
+from .lazyre import lazy
 from .rules import (
     SAID,
     SOUL,
@@ -70,21 +71,21 @@ _HEADINGS = {
     "SOUL.md": ("Rules", "Instructions", "Behavio", "Soul"),
     "memory/MEMORY.md": ("Project", "Facts", "Decisions", "Memory"),
 }
-_LINE_RE = re.compile(r"^\[(?P<ts>[^\]]*)\] (?P<role>[A-Z]+(?:\([^)]*\))?): ?(?P<text>.*)$")
+_LINE_RE = lazy(r"^\[(?P<ts>[^\]]*)\] (?P<role>[A-Z]+(?:\([^)]*\))?): ?(?P<text>.*)$")
 # A speaker's line in a history entry written without timestamps ("USER: …", "Assistant: …", "tool:
 # …").
-_ROLE_LINE = re.compile(
+_ROLE_LINE = lazy(
     r"^(?P<role>user|me|human|assistant|ai|bot|agent|system|tool|other(?:\([^)]*\))?)\s*:\s?"
     r"(?P<text>.*)$",
     re.I,
 )
 _USER_ROLES = frozenset({"USER", "ME", "HUMAN"})
-_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2}[^\]]*)\]\s*")
-_BULLET = re.compile(r"^\s*[-*]\s+")
+_STAMP = lazy(r"^\[(\d{4}-\d{2}-\d{2}[^\]]*)\]\s*")
+_BULLET = lazy(r"^\s*[-*]\s+")
 _MAX_MESSAGE_CHARS = (
     8_000  # facts are stated early and briefly: reading further only costs time on pasted blobs
 )
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
+_WORD = lazy(r"[A-Za-z][A-Za-z'-]{3,}")
 _STOPWORDS = frozenset(
     "that this with have from they them then than there their what when where which while would "
     "could should about "
@@ -457,8 +458,8 @@ def _stated(
 
 
 _OPPOSITES = (("Likes ", "Dislikes "), ("Always ", "Never "))
-_SPOUSE = re.compile(r"^Has an? (?:wife|husband|spouse) named (?P<n>.+)$")
-_DATING = re.compile(r"^Has an? (?:girlfriend|boyfriend|fianc[eé]e?|partner) named (?P<n>.+)$")
+_SPOUSE = lazy(r"^Has an? (?:wife|husband|spouse) named (?P<n>.+)$")
+_DATING = lazy(r"^Has an? (?:girlfriend|boyfriend|fianc[eé]e?|partner) named (?P<n>.+)$")
 
 
 def _opposite(text: str, lines: list[str]) -> str | None:

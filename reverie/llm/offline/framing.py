@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import re
 
+from .lazyre import lazy
+
 __all__ = ["framed", "temporary", "reversed_feeling"]
 
-_TASK = re.compile(
+_TASK = lazy(
     r"^(?:(?:please|pls|can you|could you|would you|help me|i need you to|i want you to)[,\s]+)*"
     r"(?:translate|proofread|rephrase|paraphrase|reword|rewrite|correct|fix|check(?!\s+(?:it\s+|"
     r"this\s+)?out\b)|"
@@ -51,7 +53,7 @@ _TASK = re.compile(
     r"|^\s*(?:>|«|\")",
     re.I,
 )
-_FORWARD = re.compile(
+_FORWARD = lazy(
     r"\b(?:in|for) (?:my|the|a|our|this) (?:story|novel|book|script|screenplay|game|campaign|"
     r"fanfic|fan fiction|"
     r"fiction|poem|song|play|sketch|comic|dream|dreams|fantasy|daydream|nightmare|imagination|"
@@ -87,7 +89,7 @@ _FORWARD = re.compile(
     r"(?:the|my|our) [\w-]+))?\s*[:,]",
     re.I,
 )
-_BACKWARD = re.compile(
+_BACKWARD = lazy(
     r"\b(?:just )?(?:kidding|joking)\b|\bj/?k\b|\(jk\)|\bnot really[.!]*$|^no[,.!]* not really\b|"
     r"\bscratch that\b"
     r"|\bnever ?mind\b|\bor not\b|\bwho am i kidding\b|\bthat(?:'s| is| was) (?:not true|a joke|a "
@@ -98,7 +100,7 @@ _BACKWARD = re.compile(
     r"regarding)\b)|^(?:wait,?\s*)?no[.!]*$",
     re.I,
 )
-_TEMPORARY = re.compile(
+_TEMPORARY = lazy(
     r"(?<!as of )(?<!from )(?<!starting )(?<!since )"
     r"\b(?:today|tonight|this (?:morning|afternoon|evening|week|weekend|month|sprint|trip|semester|"
     r"term|summer|"
@@ -115,7 +117,7 @@ _TEMPORARY = re.compile(
 )
 
 
-_RETRACT_THEN_SAY = re.compile(
+_RETRACT_THEN_SAY = lazy(
     r"^(?:scratch that|never ?mind|ignore that|i take (?:that|it) back)[,:;!]?\s+\S+\s+\S+", re.I
 )
 
@@ -140,7 +142,7 @@ def framed(sentences: list[str]) -> list[bool]:
 
 #: A decision dated by when it was taken ("Team agreed today: …", "we decided this morning to …"):
 #: the time word is the decision's, and what was decided lasts.
-_DECIDED_WHEN = re.compile(
+_DECIDED_WHEN = lazy(
     r"\b(?:agreed|decided|voted|settled|signed off|committed|made the call)\s+(?:on\s+)?"
     r"(?=(?:today|this (?:morning|afternoon|evening|week|month|sprint))\b)"
     r"|\b(?:today|this (?:morning|afternoon|week|month|sprint)),?\s+(?:we|the team|our team)\s+"
@@ -158,12 +160,12 @@ def temporary(sentence: str) -> bool:
     return _TEMPORARY.search(sentence) is not None
 
 
-_LIKE_IT = re.compile(
+_LIKE_IT = lazy(
     r"\bi (?:actually |really |secretly |still |totally )?(?:love|like|adore|enjoy) (?:it|them|"
     r"that|this)\b",
     re.I,
 )
-_HATE_IT = re.compile(
+_HATE_IT = lazy(
     r"\bi (?:actually |really |secretly |still |totally )?(?:hate|dislike|detest|can't stand|"
     r"cannot stand) (?:it|them|that|this)\b",
     re.I,

@@ -36,6 +36,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from .lazyre import lazy
+
 __all__ = [
     "known_place",
     "known_place_in_lower_case",
@@ -117,12 +119,12 @@ def stem(word: str) -> str:
 
 #: Marks people type or leave out at will: "Xi'an" = "Xian", "St. Louis" = "St Louis", "Washington,
 #: D.C." = "Washington DC".
-_MARKS = re.compile(r"['’`´.,]")
+_MARKS = lazy(r"['’`´.,]")
 
 
 #: A capitalised name in Latin script, accents allowed: the only ones a user's English sentence
 #: carries.
-_LATIN = re.compile(r"[A-Z\u00C0-\u00DE][A-Za-z\u00C0-\u024F\u1E00-\u1EFF'’. -]*")
+_LATIN = lazy(r"[A-Z\u00C0-\u00DE][A-Za-z\u00C0-\u024F\u1E00-\u1EFF'’. -]*")
 
 
 def _latin(name: str) -> bool:
@@ -276,7 +278,7 @@ def _english_words() -> frozenset[str]:
 
 #: An alternate name worth listing: Latin letters only (as people type it), capitalised, no code
 #: ("ZRH"), at most three words ("Lungsod ng Zuerich" is a wiki bot's, not a user's).
-_ALTERNATE = re.compile(r"(?![A-Z]+\b)[A-Z][A-Za-z'’.]+(?:[ -][A-Za-z'’.]+){0,2}")
+_ALTERNATE = lazy(r"(?![A-Z]+\b)[A-Z][A-Za-z'’.]+(?:[ -][A-Za-z'’.]+){0,2}")
 #: A city this populous keeps an alternate name that is also an English word of four letters or
 #: more: its English exonym may be one ("Cologne", "Fez", "Manilla").
 _EXONYM_WORDS_FROM = 1_000_000
@@ -336,7 +338,7 @@ def _iso_country_names() -> list[str]:
 
 
 #: Faker's attributes that list given names (romanised where the locale's script is not Latin).
-_FAKER_NAMES = re.compile(r"first_(?:romanized_)?names(?:_[a-z]+)*")
+_FAKER_NAMES = lazy(r"first_(?:romanized_)?names(?:_[a-z]+)*")
 #: A name from ``nomquamgender`` is kept when this many of its sources attest it, with this many
 #: people: "Chidi" (15 sources), "Tevita" (10), "Wanjiru" (8); a typo or a stray word of one
 #: source is left out.

@@ -14,6 +14,7 @@ from dataclasses import replace
 from functools import cache
 
 from ..kinds import noun
+from ..lazyre import lazy
 from .changes import said
 from .core import SOUL, Filling, Rule, change, rule, rules_of, word_set
 from .lexicon import NOT_NAMES
@@ -35,7 +36,7 @@ TO_AGENT = (
 )
 
 
-ONE_OFF = re.compile(
+ONE_OFF = lazy(
     r"\b(?:this|that|these|those|for now|today|tonight|tomorrow|right now|here|yet|below|above|"
     r"next one)\b",
     re.I,
@@ -135,7 +136,7 @@ def _scope_of(raw: str, message: str) -> str | None:
 
 
 #: A reason given after a rule ("…, I'm allergic (badly)", "… because I'm vegan").
-_REASON = re.compile(
+_REASON = lazy(
     r",?\s*(?:\b(?:because|since|cause|cuz|coz|cos)\b|,\s*(?:as|i|i'm|i've|we|we're|it|it's|"
     r"they|that's)\b).*$",
     re.I,
@@ -192,7 +193,7 @@ def at_most(f: Filling) -> bool:
 #: A length said with a number as its own part of the message ("…, 5 sentences max", "… no more
 #: than five sentences or so", "like 3-4 sentences max": the upper bound), with a word that makes
 #: it a limit ("max", "no more than", "like", "or so"); "I wrote 500 words today" is none.
-_LENGTH = re.compile(
+_LENGTH = lazy(
     r"(?:(?:please|pls|so|and|but|just)\s+)?(?P<q>(?:like|around|about|max(?:imum)?|at most|no "
     r"more than|not more than|under|up to|within)\s+)?(?P<r>\d+ ?[-–] ?)?"
     rf"{_COUNT} (?P<u>sentences|words|lines|paragraphs)"
@@ -200,7 +201,7 @@ _LENGTH = re.compile(
     r"(?:\s+(?:please|pls|thanks|per (?:answer|reply|response)|unless .*))?",
     re.I,
 )
-_PARTS = re.compile(r"\s*(?:[.!?;,:]+|\s[-–—]+\s)\s*")
+_PARTS = lazy(r"\s*(?:[.!?;,:]+|\s[-–—]+\s)\s*")
 
 
 def with_number(f: Filling) -> bool:
@@ -282,7 +283,7 @@ _HELPFUL_FORMAT = (
 
 #: The clause is a format said to help the user: a statement of theirs, so it may follow another
 #: clause ("I have ADHD, so bullet points help a lot"), which an instruction to the agent may not.
-HELPS_THE_USER = re.compile(
+HELPS_THE_USER = lazy(
     r"^(?:(?:so|and|also|honestly|tbh|plus|but|generally|personally)[,\s]+)*"
     rf"{_HELPFUL_FORMAT}\s*[.!]*$",
     re.I,
@@ -308,7 +309,7 @@ _ENDS = {
 
 
 #: What follows "with" when the thing itself was a quote the clause stage took out.
-_NO_THING = re.compile(r"^(?:or|and|anything|something|stuff|that|this|it|things)\b", re.I)
+_NO_THING = lazy(r"^(?:or|and|anything|something|stuff|that|this|it|things)\b", re.I)
 
 
 def _answers_framed(f: Filling) -> bool:
@@ -348,7 +349,7 @@ def _verbless(f: Filling) -> bool:
 
 _TITLE = r"(?-i:Dr|Prof|Mr|Mrs|Ms|Mx|Doctor|Professor)"
 #: The title and the surname after it, as the message says them.
-_TITLED = re.compile(
+_TITLED = lazy(
     rf"\b(?:call|address) me (?:as )?(?P<t>{_TITLE})(?P<p>\.?) (?P<s>(?-i:[A-Z])[\w'’-]+)"
     r"(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|not|from now on|always|in|when)\b)",
     re.I,
@@ -899,7 +900,7 @@ def _code_language(f: Filling) -> bool:
 
 
 #: A cue that a rule said is a change of an earlier one.
-_CHANGED = re.compile(
+_CHANGED = lazy(
     r"\b(?:actually|changed my mind|change of plan|scratch that|on second thought|instead|now|"
     r"any ?more|no longer|from now on|after all)\b",
     re.I,
@@ -907,7 +908,7 @@ _CHANGED = re.compile(
 
 
 #: The formats an answer is given in, which a ban said as a change reverses.
-_FORMATS = re.compile(r"^(?:bullet points|bullets|numbered lists|tables)$")
+_FORMATS = lazy(r"^(?:bullet points|bullets|numbered lists|tables)$")
 
 
 def _banned(f: Filling) -> bool:
@@ -944,7 +945,7 @@ _CONDITIONAL_REPLY = (
     r"(?:,?\s*(?:please|pls|thanks|thank you))?\s*[.!?]*$"
 )
 #: The words without which no sentence is a conditioned reply (a cheap test before the pattern).
-CONDITIONED = re.compile(r"\b(?:unless|otherwise)\b", re.I)
+CONDITIONED = lazy(r"\b(?:unless|otherwise)\b", re.I)
 
 
 @cache

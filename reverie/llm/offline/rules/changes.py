@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 
 from ..kinds import fold, known_place, noun, stem
+from ..lazyre import lazy
 from .core import SAID, USER, Fact, Filling, change, rule, rules_of
 from .corrections import TOO_FORMAL
 from .health import is_allergen
@@ -34,7 +35,7 @@ from .values import is_language, is_name, is_place, is_tech, place_name
 __all__ = ["RULES", "CANON", "GONE", "NARROWED", "said", "retire", "without_read_values"]
 
 #: How an ended attribute is said; the fact it gives (never a file's line).
-GONE = re.compile(
+GONE = lazy(
     r"^Gone: (?P<k>home|role|job|partner|dating|pet|animal|diet|allergy|length|format|never|"
     r"cadence|courting|called|agreement|language|"
     r"learning|like|line|about)"
@@ -55,7 +56,7 @@ def said(f: Filling) -> bool:
 
 
 #: Where a move takes the user: a place the gazetteer knows, or words only a home move takes.
-_HOME_WORDS = re.compile(
+_HOME_WORDS = lazy(
     r"^(?:house|home|flats?|apartments?|out(?: of (?:the city|town|[A-Z][\w -]+))?|away|abroad|"
     r"overseas|back home|countries|cities|states|across (?:the )?(?:harbou?r|river|bay|city|town|"
     r"country|border|street|road|pond|channel|island)|in with (?:my|our) |"
@@ -65,7 +66,7 @@ _HOME_WORDS = re.compile(
     re.I,
 )
 _AFTER_MOVE = r"(?P<w>[^,.;!?]{0,40})"
-_LONG_AGO = re.compile(
+_LONG_AGO = lazy(
     r"\b(?:when i was|as a (?:kid|child|teen(?:ager)?)|growing up|back then|in my (?:childhood|"
     r"youth)|"
     r"(?:my|our) childhood)\b",
@@ -94,7 +95,7 @@ def a_home_move(f: Filling) -> bool:
 
 #: What follows a new home said in lower case: a reason or a time ("we just moved to moncton for
 #: my wife's new job", "… last month"), or nothing.
-_HOME_TAIL = re.compile(
+_HOME_TAIL = lazy(
     r"^\s*(?:[,.;!—–]|$|(?:btw|fyi|in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b|"
     r"(?:for (?:my|our|his|her|their) (?:\w+(?:'?s)? )?(?:new )?(?:job|work|"
     r"studies|school|uni|university|family|kids|partner|wife|husband)|last (?:week|month|year|"
@@ -105,7 +106,7 @@ _HOME_TAIL = re.compile(
 
 
 #: Endings of English words, not of a town's name typed in lower case ("reading", "mobile").
-_WORDLIKE = re.compile(r"(?:ing|ed|ly|ous|ive|able|ible|ile|al|ful|less|ness|ment|ship)$")
+_WORDLIKE = lazy(r"(?:ing|ed|ly|ous|ive|able|ible|ile|al|ful|less|ness|ment|ship)$")
 
 
 def a_lower_case_home(f: Filling) -> bool:
@@ -176,20 +177,20 @@ _WORD_LIMIT = r"\b(?:up to|under|max(?:imum)?|at most|no more than|less than)\s+
 #: A condition or exception a rule's template cannot carry: "when I write in German", "otherwise",
 #: "except code reviews". A default the user may lift ("unless I ask for more", "unless I say
 #: otherwise") and a rule made stronger ("even if I write in English") are none.
-NARROWED = re.compile(
+NARROWED = lazy(
     r"(?<!even )(?<!also )\b(?:when(?:ever)?|if|unless|only when|only if) (?:i|you) (?:write|"
     r"message|text|"
     r"speak|talk|type|ask|am writing|'m writing)(?: to you| you| me)? in\b|"
     r"(?<!say )(?<!tell you )(?<!said )\botherwise\b|\bexcept\b|\bapart from\b",
     re.I,
 )
-_SCOPE = re.compile(
+_SCOPE = lazy(
     r"\bfor (?:\w+ ){0,2}(?:topics?|questions?|stuff|things|code|tasks?)\b|\beverything else\b"
 )
 
 
 #: Sentence adverbs a capital letter can make look like a name's first word ("Sadly Pepper died").
-_ADVERB = re.compile(
+_ADVERB = lazy(
     r"^(?:sadly|unfortunately|tragically|so|well|and|but|also|recently|finally|yesterday|today)\s+",
     re.I,
 )
@@ -210,9 +211,7 @@ def a_scope(f: Filling) -> bool:
 
 
 #: A message about an allergy: a test, a reaction, the word itself.
-_ALLERGY_TALK = re.compile(
-    r"\ballerg|\btest(?:ed|ing|s)?\b|\breaction\b|\bfor me\b|\bafter all\b", re.I
-)
+_ALLERGY_TALK = lazy(r"\ballerg|\btest(?:ed|ing|s)?\b|\breaction\b|\bfor me\b|\bafter all\b", re.I)
 
 
 def allergen(f: Filling) -> bool:
@@ -235,7 +234,7 @@ def allergen_narrowed(f: Filling) -> bool:
 
 #: A message that narrows a rule for the agent to some cases ("bullets only when you're listing
 #: steps", "longer answers are fine for code"): the rule in memory no longer says all of it.
-_ONLY_SOME = re.compile(
+_ONLY_SOME = lazy(
     r"\bonly (?:when|if|for|in)\b|\bexcept\b|\bapart from\b|\beverything else\b|"
     r"\b(?:are|is) (?:fine|ok|okay) for\b",
     re.I,
@@ -275,7 +274,7 @@ def a_ban(f: Filling) -> bool:
 
 
 #: A cue of correction for a name said anew (a first "call me X" ends nothing).
-_NAME_CUE = re.compile(
+_NAME_CUE = lazy(
     r"\b(?:actually|sorry|instead|rather|prefer|not|no|wait|changed my mind|from now on|"
     r"going forward|these days|now)\b",
     re.I,
@@ -370,7 +369,7 @@ def about(f: Filling) -> bool:
 
 
 #: The user owning a mix-up: the value they named is someone else's.
-_MIXED_UP = re.compile(
+_MIXED_UP = lazy(
     r"\b(?:forget (?:that|it)|mixed (?:it |that |them )?up|mix-?up|i meant|my (?:bad|mistake)|"
     r"not me|typo|wrong)\b",
     re.I,
@@ -995,33 +994,31 @@ CANON: list[tuple[str, str, str | None]] = [(r"^Gone: ", USER, None)]
 
 # -- the line a ``Gone:`` fact retires
 # ---------------------------------------------------------------
-_PARTNER_LINE = re.compile(
-    rf"^(?:Has an? {_PARTNER}(?: named (?P<n>.+))?|Married to (?P<m>.+))$", re.I
-)
-_PET_LINE = re.compile(r"^Has an? (?P<k>[\w -]+?) named (?P<n>.+)$")
-_FAMILY = re.compile(
+_PARTNER_LINE = lazy(rf"^(?:Has an? {_PARTNER}(?: named (?P<n>.+))?|Married to (?P<m>.+))$", re.I)
+_PET_LINE = lazy(r"^Has an? (?P<k>[\w -]+?) named (?P<n>.+)$")
+_FAMILY = lazy(
     r"^(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|spouse|son|daughter|brother|sister|"
     r"mother|father|mom|mum|dad|grand\w+|uncle|aunt|cousin|niece|nephew|boss|manager|friend|"
     r"colleague|child|baby|stepson|stepdaughter)$",
     re.I,
 )
-_DATING_LINE = re.compile(
+_DATING_LINE = lazy(
     r"^(?:Has an? (?:girlfriend|boyfriend|fianc[eé]e?) named|Engaged to) (?P<n>.+)$"
 )
 #: A partner before an engagement: the line an engagement to that person ends (never the
 #: ``Engaged to`` line itself, written in the same batch).
-_COURTING_LINE = re.compile(r"^Has an? (?:girlfriend|boyfriend|partner) named (?P<n>.+)$")
+_COURTING_LINE = lazy(r"^Has an? (?:girlfriend|boyfriend|partner) named (?P<n>.+)$")
 #: A status an engagement of the user's ends ("I'm single", then "Update: I'm engaged to Rafael!").
-_UNATTACHED_LINE = re.compile(r"^Is (?:single|in a relationship|dating|seeing someone)$")
-_PET_BARE = re.compile(r"^Has an? (?P<k>[\w -]+)$")
-_DIET_LINE = re.compile(r"^Is (?:vegetarian|vegan|pescatarian)$")
-_LENGTH_LINE = re.compile(r"^(?:Keep answers (?:under .+|short)|Give detailed answers)$")
-_FORMAT_LINE = re.compile(
+_UNATTACHED_LINE = lazy(r"^Is (?:single|in a relationship|dating|seeing someone)$")
+_PET_BARE = lazy(r"^Has an? (?P<k>[\w -]+)$")
+_DIET_LINE = lazy(r"^Is (?:vegetarian|vegan|pescatarian)$")
+_LENGTH_LINE = lazy(r"^(?:Keep answers (?:under .+|short)|Give detailed answers)$")
+_FORMAT_LINE = lazy(
     r"^(?:Answer in .+|(?:Always|Never) .*\b(?:bullet|bullets|paragraphs|numbered lists|"
     r"tables)\b.*)$"
 )
-_REPLY_IN = re.compile(r"^(?:Reply|Answer|Respond|Write|Talk|Speak)(?: to the user)? in (\w+)$")
-_LIKE_LINE = re.compile(r"^(?:Likes|Loves|Enjoys|Is into|Is a fan of|Supports|Favourite [\w ]+:) ")
+_REPLY_IN = lazy(r"^(?:Reply|Answer|Respond|Write|Talk|Speak)(?: to the user)? in (\w+)$")
+_LIKE_LINE = lazy(r"^(?:Likes|Loves|Enjoys|Is into|Is a fan of|Supports|Favourite [\w ]+:) ")
 
 
 def retire(fact: str, files: dict[str, list[str]]) -> tuple[str, list[str], str] | None:
@@ -1048,7 +1045,7 @@ def _user(files: Lines, keep: Callable[[str], object]) -> tuple[str, list[str]]:
 
 #: A job told in the user's own words ("Drives a school bus for the county"): a verb of work and
 #: where or for whom.
-_WORK_STATED = re.compile(
+_WORK_STATED = lazy(
     r"^(?:Drives|Teaches|Works|Manages|Runs|Nurses|Cleans|Delivers|Cooks|Tutors|Builds|Repairs|"
     r"Fixes|Codes|Designs|Writes|Sells|Waits tables|Bartends|Coaches|Trains|Hauls|Farms|Guards|"
     r"Cares) .+ (?:for|at) .+$"

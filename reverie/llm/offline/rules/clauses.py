@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..framing import framed, temporary
+from ..lazyre import lazy
 from .agent import AGENT_VERBS
 from .person import first_person
 from .shorthand import household, spelled, titled_here, with_subject
@@ -53,12 +54,10 @@ IDIOMS = (
 )
 
 
-IDIOM = re.compile(
-    r"\b(?:" + "|".join(re.escape(x) for x in IDIOMS) + r")\b[,;]?\s*(?:but\s+)?", re.I
-)
+IDIOM = lazy(r"\b(?:" + "|".join(re.escape(x) for x in IDIOMS) + r")\b[,;]?\s*(?:but\s+)?", re.I)
 
 
-_HEDGE = re.compile(
+_HEDGE = lazy(
     # "mostly into X" says what one likes most (not "… these days": a phase); "that / a different
     # kind of X" is a noun, no hedge
     r"\b(?:mostly(?! into\b(?!.*\b(?:these days|lately|right now|at the moment|nowadays|for "
@@ -80,8 +79,8 @@ _HEDGE = re.compile(
 #: do ceramics"), but only a part of a home or a job ("I live in Brighton on weekends", "I work
 #: from home on weekdays", "I'm vegetarian on weekdays", "I use Linux at weekends"), which a line
 #: without it would overstate.
-_PART_WEEK = re.compile(r"\b(?:on|at|over) (?:the )?(?:weekdays|weekends|weekend)\b", re.I)
-_PART_OF_A_STATE = re.compile(
+_PART_WEEK = lazy(r"\b(?:on|at|over) (?:the )?(?:weekdays|weekends|weekend)\b", re.I)
+_PART_OF_A_STATE = lazy(
     r"\b(?:live|lives|living|stay|stays|staying|based|home|work|works|working|job|office|employed|"
     r"shifts?|rent|flat|apartment|house|use|uses|using|eat|eats|eating|drink|drinks|drinking|diet|"
     r"vegan|vegetarian|veggie|pescatarian|sober|fast|fasting|single|married|custody)\b"
@@ -90,12 +89,10 @@ _PART_OF_A_STATE = re.compile(
 )
 
 
-REMEMBER = re.compile(
-    r"^(?:please )?remember (?:that )?(?P<v>(?:i|my|we|our)\b.{3,200}?)\s*[.!]?$", re.I
-)
+REMEMBER = lazy(r"^(?:please )?remember (?:that )?(?P<v>(?:i|my|we|our)\b.{3,200}?)\s*[.!]?$", re.I)
 
 
-_QUESTION_START = re.compile(
+_QUESTION_START = lazy(
     r"^(?:what|where|when|why|how|who|whom|which|any idea|guess)\b|^(?:do|does|did|can|could|would|"
     r"should|shall|"
     r"will|is|are|am|was|were|have|has|had|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|"
@@ -105,7 +102,7 @@ _QUESTION_START = re.compile(
 )
 
 
-_HYPOTHETICAL = re.compile(
+_HYPOTHETICAL = lazy(
     r"\b(?:if|unless|whether|assuming|provided that|as long as|in case|would|could|might|may be|"
     r"maybe|perhaps|possibly|probably|wish|imagine|suppose|"
     r"supposing|pretend|hypothetically|in theory|someday|some day|one day|dream of|dreaming|"
@@ -120,7 +117,7 @@ _HYPOTHETICAL = re.compile(
 )
 
 
-_REPORTED = re.compile(
+_REPORTED = lazy(
     r"\b(?:he|she|they|you|someone|somebody|people|everyone|everybody|nobody|my \w+|his \w+|her "
     r"\w+|the \w+|"
     r"(?!(?:Always|Never|Please|Just|Also)\b)(?-i:[A-Z])\w+)\s+(?:said|says|say|told me|tells me|"
@@ -139,7 +136,7 @@ _REPORTED = re.compile(
 
 
 #: Sarcasm: the whole message is unsure ("Oh great, I'm the boss now 🙄").
-SARCASM = re.compile(
+SARCASM = lazy(
     r"\b(?:yeah right|oh great|oh joy|oh wonderful|oh sure|sure thing|/s|said no one ever|"
     r"not!|yeah,? sure|totally not)\b|/s\b|🙄|\bnot\.$"
     # "As if I'd ever …", "… as if!": sarcasm; "explain it as if I'm a beginner" is a comparison
@@ -150,9 +147,9 @@ SARCASM = re.compile(
 #: before it when it stands alone ("Sure, I work at NASA. lol"); the rest of the message stands
 #: ("my husky destroys everything lol. I live in Oslo").
 _LAUGH = r"(?:\b(?:lol|lmao|rofl|haha\w*)\b|😂|🤣)"
-LAUGH = re.compile(_LAUGH, re.I)
+LAUGH = lazy(_LAUGH, re.I)
 #: Laughter at one's own slip covers nothing: "lol autocorrect, it's Rollo", "typo haha".
-_SELF_LAUGH = re.compile(
+_SELF_LAUGH = lazy(
     rf"{_LAUGH}[,.!:]*\s*(?=(?:autocorrect|typo|my bad|oops|whoops|sorry|i mistyped|i meant)\b)|"
     rf"\b(?:autocorrect|typo|my bad|oops|whoops|mistyped|misspelled)\W*{_LAUGH}",
     re.I,
@@ -160,12 +157,12 @@ _SELF_LAUGH = re.compile(
 #: Laughter alone, or in a few words ("not really, lol", "jk haha"), after a sentence. A match
 #: starts only where a run of stops starts (``(?<![.!?;])``): from inside a run it re-read the rest
 #: of it (10,000 "!" took 1 s, 20,000 took 4).
-_LAUGH_ALONE = re.compile(rf"(?<![.!?;])([.!?;]+)\s+([^.!?;]{{0,20}}?{_LAUGH})[.!?]*(?=\s|$)", re.I)
+_LAUGH_ALONE = lazy(rf"(?<![.!?;])([.!?;]+)\s+([^.!?;]{{0,20}}?{_LAUGH})[.!?]*(?=\s|$)", re.I)
 
 
 #: Laughter at what the user gave up covers nothing either: "gave up on spanish lol", "quit the
 #: gym haha" own a failure, they do not joke about it (unless "jk" / "kidding" takes it back).
-_GAVE_UP_LAUGH = re.compile(
+_GAVE_UP_LAUGH = lazy(
     rf"(\b(?:gave|given|give|giving) up on\b[^.!?;,]{{1,40}}?|\bi (?:quit|dropped out of|failed)\s"
     rf"[^.!?;,]{{1,40}}?)\s*{_LAUGH}(?![^.!?;]*\b(?:jk|kidding|joking)\b)",
     re.I,
@@ -187,28 +184,28 @@ def laughter_attached(message: str) -> str:
     return _LAUGH_ALONE.sub(r" \2\1", message)
 
 
-_IRONIC = re.compile(r"^(?:sure|totally|of course|obviously|yeah sure|riiight)[,!]\s", re.I)
+_IRONIC = lazy(r"^(?:sure|totally|of course|obviously|yeah sure|riiight)[,!]\s", re.I)
 
 
-_OTHER_SPEAKER = re.compile(
+_OTHER_SPEAKER = lazy(
     r"^(?:the )?(?:assistant|bot|agent|ai|system|tool|model|claude|gpt|chatgpt)\b", re.I
 )
 
 
-CODE = re.compile(
+CODE = lazy(
     r"`|[{}]|==|=>|->|\(\)|;\s*$|^\s*(?:#|//|>>>|\$ |def |class |import |from \S+ import)|\w\(|"
     r"\w=\w|"
     r"\w\.\w+\(|</?\w+>"
 )
 
 
-QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'(?![\w])")
+QUOTED = lazy(r"\"[^\"]*\"|“[^”]*”|‘[^’]*’|(?<![\w])'[^']{2,}'(?![\w])")
 
 
 #: A quoted title right after a like ('I love "The Santa Clause"') is the thing liked, not quoted
 #: speech: its marks go before quoted text is dropped. Only a title: capitalised words and short
 #: function words.
-TITLE_LIKED = re.compile(
+TITLE_LIKED = lazy(
     r"(?P<pre>\b(?:love|like|enjoy|adore|fan of|into)\s+)[\"“](?P<t>(?-i:[A-Z])[\w'’-]*(?:\s(?:(?-i"
     r":[A-Z])[\w'’-]*|"
     r"of|the|a|an|and|in|on|to|with|for)){0,7})[\"”]",
@@ -216,12 +213,12 @@ TITLE_LIKED = re.compile(
 )
 
 
-NEGATION = re.compile(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b", re.I)
+NEGATION = lazy(r"\b(?:not|never|no|none|nor|neither|without|n't)\b|n't\b", re.I)
 
 
 # Only with words that make it standing: "can you always …?" may ask about an ability, or be
 # rhetorical.
-STANDING_REQUEST = re.compile(
+STANDING_REQUEST = lazy(
     r"^(?:can|could|would|will) you (?:please |kindly )?(?P<v>(?:always )?[a-z].*?\b(?:from now on|"
     r"going forward|in (?:the )?future)|(?:always )?(?:keep|make|use|stop|avoid|write|answer|reply|"
     r"respond|give|"
@@ -231,7 +228,7 @@ STANDING_REQUEST = re.compile(
 )
 
 
-CORRECTION_CUE = re.compile(
+CORRECTION_CUE = lazy(
     r"^(?:actually|correction|sorry|no(?=\s*[,!-])|wait|oops|update|news|quick update|small update|"
     r"(?:small|quick|tiny|slight) (?:fix|correction)|(?:small|quick|slight|one) change|"
     # a slip of the keyboard owned: "Ha, the phone changed it — my name is Jorge"
@@ -250,7 +247,7 @@ CORRECTION_CUE = re.compile(
 )
 
 
-CHANGE_CUE = re.compile(
+CHANGE_CUE = lazy(
     r"\b(?:actually|i meant|i was wrong|now|currently|these days|nowadays|no longer|any ?more|"
     r"since (?:last|this)|moved|relocated|switched|changed|new job|instead|replaces?)\b"
     # a spelling given letter by letter corrects one: "Jorge, with g", "with two Ls"
@@ -259,7 +256,7 @@ CHANGE_CUE = re.compile(
 )
 
 
-NOT_BUT = re.compile(
+NOT_BUT = lazy(
     r"\bnot (?P<p>(?:in|at|as|for) )?(?P<o>[^,.;]{1,40}?),? but (?!(?:i|i'm|i've|it|it's|we|they|"
     r"he|she|you)\b)"
     r"(?:(?P=p))?",
@@ -267,7 +264,7 @@ NOT_BUT = re.compile(
 )
 
 
-FILLER = re.compile(
+FILLER = lazy(
     r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
     r"honestly|frankly|"
     r"tbh|for reference|for context|context|some context|heads-up|"
@@ -276,15 +273,15 @@ FILLER = re.compile(
 )
 
 
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SENTENCE_SPLIT = lazy(r"(?<=[.!?;])\s+|\n+")
 
 
-REPLACES = re.compile(r"(?<!\s)\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
+REPLACES = lazy(r"(?<!\s)\s*\(replaces?:\s*(?P<o>[^)]*)\)\s*[.!]?$", re.I)
 
 
 #: What makes a sentence a plan, a wish or a guess about the future, while a possessive in it ("my
 #: love for X") still says what is: "I'm considering X because of my passion for Y".
-_MODAL = re.compile(
+_MODAL = lazy(
     r"\b(?:would|could|might|want to|wanted to|wants to|hoping to|hope to|considering|thinking "
     r"about|"
     r"thinking of|planning to|plan to|going to|gonna|someday|some day|one day)\b",
@@ -293,14 +290,14 @@ _MODAL = re.compile(
 
 
 #: A love wished back is one lost ("I want my love for painting back").
-AGAIN = re.compile(r"\b(?:again|back|anymore|any more|once more)\b", re.I)
+AGAIN = lazy(r"\b(?:again|back|anymore|any more|once more)\b", re.I)
 
 
 #: A later clause that is a plan or a guess of its own: ", working with them would be cool".
 #: Its subject is an activity of its own (an "-ing" phrase), so the mood is about that activity;
 #: a pronoun subject ("I might be wrong", "it would be fun to try") may be about the first clause,
 #: and so may a condition or a first try ("assuming I'd pass", "trying it would be fun").
-_MODAL_TAIL = re.compile(
+_MODAL_TAIL = lazy(
     r",\s+(?P<t>(?!(?:during|according|regarding|including|concerning|considering|being|nothing|"
     r"something|anything|everything|assuming|supposing|providing|imagining|pretending|hoping|"
     r"wishing|"
@@ -366,7 +363,7 @@ MAX_MATCHES = (
 #: but quick one: I'm a pharmacist …"): the statement after it is a sentence of its own, so the
 #: preamble's plan or passing day does not reach it. Only before a clause with its own subject, and
 #: never after a label of a word or two ("Job: …", ``shorthand``), which is one sentence.
-_PREAMBLE = re.compile(
+_PREAMBLE = lazy(
     r"(?<=\w):\s+(?=(?:i|i'm|i've|i am|my|our|we|we're|it's|the)\s)",
     re.I,
 )
@@ -374,7 +371,7 @@ _PREAMBLE = re.compile(
 
 #: A preamble that scopes what follows, a time or a condition ("For the next two weeks: I'm in
 #: Paris", "If anyone asks: I'm 30"): the line stays whole.
-_SCOPING_PREAMBLE = re.compile(
+_SCOPING_PREAMBLE = lazy(
     r"^(?:for|until|till|this|next|during|over|from|starting|as of|if|when|whenever|unless|in case|"
     r"once|after|before|while)\b",
     re.I,
@@ -383,7 +380,7 @@ _SCOPING_PREAMBLE = re.compile(
 
 #: A preamble that gives words to come, someone's or a text's ("My son wrote in his essay: I have
 #: a cat"): what follows is quoted, so the line stays whole (``framing`` reads it).
-_WORDS_OF_OTHERS = re.compile(
+_WORDS_OF_OTHERS = lazy(
     r"\b(?:said|says|say|saying|wrote|writes|write|written|writing|texted|texts|told|tells|asked|"
     r"asks|posted|tweeted|reads|read|goes|went|messaged|emailed|replied|shouted|yelled|announced|"
     r"quote|quoted|essay|story|novel|book|email|e-mail|message|letter|post|poem|song|script|bio|"
@@ -412,7 +409,7 @@ def _preambles_cut(line: str) -> list[str]:
 #: here since uni"), after a word that binds nothing. The comma a writer would type goes there, so
 #: the clause is read as its punctuated form is (``run_on_punctuated``). A new subject "i" or "we"
 #: is none: after a noun it opens a relative clause as often ("the shelter i volunteer at").
-_RUN_ON_OPENING = re.compile(
+_RUN_ON_OPENING = lazy(
     r"(?<=\w)(?<!\bthat)(?<!\bwhich)(?<!\bwho)(?<!\bif)(?<!\bwhen)(?<!\bbecause)(?<!\bsince)"
     r"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)(?<!\bwhy)(?<!\bthink)(?<!\bsure)(?<!\bknow)(?<!\bguess)"
     r"(?<!\bsay)(?<!\bsaid)(?<!\bsays)(?<!\bmean)(?<!\band)(?<!\bbut)(?<!\bor)(?<!\bso)"
@@ -431,9 +428,9 @@ _RUN_ON_OPENING = re.compile(
     re.I,
 )
 #: Punctuation inside a sentence: a writer who typed it typed the clauses' commas too.
-_PUNCTUATED = re.compile(r"[,;:()\u2013\u2014]|\s-\s")
+_PUNCTUATED = lazy(r"[,;:()\u2013\u2014]|\s-\s")
 #: A message with no mark of punctuation at all, but its apostrophes: typed as dictation gives it.
-_UNPUNCTUATED = re.compile(r"^[^.,;:!?()\u2013\u2014\"]*$")
+_UNPUNCTUATED = lazy(r"^[^.,;:!?()\u2013\u2014\"]*$")
 
 
 def run_on_punctuated(sentence: str) -> list[str]:
@@ -478,7 +475,7 @@ def sentences_of(block: str) -> list[str]:
     return out
 
 
-_CLAUSE_SPLIT = re.compile(
+_CLAUSE_SPLIT = lazy(
     r",\s+(?=(?:and|but|so|because|'cause|cause|though|although)\s+i\b|so (?:that|it|this)\b)|"
     r"(?<!\s)\s+[-–—]\s+"
     # ", so keep that in mind if I ask …": a consequence, its mood its own
@@ -494,7 +491,7 @@ _CLAUSE_SPLIT = re.compile(
 #: vegetarian"), when the words before it are a clause of their own (three words or more:
 #: "Sometimes,
 #: I …" and "As a kid, I …" stay whole, their adverb reaching the rest).
-_NEW_SUBJECT = re.compile(
+_NEW_SUBJECT = lazy(
     r",\s+(?=(?:(?:and |but )?now )?"
     r"(?:i'm|i am|i've|i have|i'd|i|we're|we are|we|my|he|she|he's|she's|they|they're)\s|"
     r"(?:mostly|usually|sometimes|often)\s+(?:i|we)\b|"
@@ -511,16 +508,16 @@ _NEW_SUBJECT = re.compile(
 #: A report with nothing after its verb reaches the clause before ("…, he said", "…, my brother
 #: thinks"); one with its own object is a clause of its own ("…, my doctor told me to watch the
 #: carbs").
-_BARE_REPORT = re.compile(
+_BARE_REPORT = lazy(
     r"^\s*(?:he|she|they|my \w+|(?-i:[A-Z])\w+) (?:said|says|thinks|thought|claims|claimed|told me|"
     r"wrote|"
     r"insists|believes|reckons)\s*[.!]*$",
     re.I,
 )
-_CONDITIONAL = re.compile(
+_CONDITIONAL = lazy(
     r"^(?:if|when|whenever|unless|once|whether|suppose|supposing|as soon as|in case)\b", re.I
 )
-_CONJUNCTION = re.compile(r"^(?:and|but|so|because|'cause|cause|though|although)\s+", re.I)
+_CONJUNCTION = lazy(r"^(?:and|but|so|because|'cause|cause|though|although)\s+", re.I)
 
 
 def clauses(sentence: str) -> list[str]:
@@ -543,7 +540,7 @@ def clauses(sentence: str) -> list[str]:
 #: have a son", "we deploy to AWS, and the services run on ECS"), or with the user's verb and the
 #: subject left out ("I'm Deaf and use BSL day to day"). No list of connectives: the shape of the
 #: words after "and" decides.
-_AND_CLAUSE = re.compile(
+_AND_CLAUSE = lazy(
     # "Priya and I are divorced": "and I are" joins two subjects, no clauses
     r"(?<=\w)\s*,?\s+and\s+(?=(?P<s>(?:i(?!\s+(?:are|were|both)\b)|i'm|i've|i am|i have|we|we're|"
     r"we've|we are)\s"
@@ -559,25 +556,25 @@ _AND_CLAUSE = re.compile(
 )
 #: A state of the user's ("I'm Deaf", "I'm allergic to peanuts") before which a second verb may
 #: leave its subject out: "I'm Deaf and use BSL", "… and carry an EpiPen".
-_I_AM_STATE = re.compile(r"^(?:i'm|i am)\s", re.I)
+_I_AM_STATE = lazy(r"^(?:i'm|i am)\s", re.I)
 #: A statement of the user's own in the present before "and" ("I work as a teacher and live in
 #: Porto", "I teach maths and coach the school team"): the second verb's subject is the user too.
-_I_STATE = re.compile(
+_I_STATE = lazy(
     r"^i (?:also |currently |still )?(?:work|live|teach|speak|study|run|own|keep|use|coach|"
     r"volunteer|manage)\s",
     re.I,
 )
 #: The words before "and" are a clause: the user as a pronoun subject, or a verb of being or
 #: having after "my …" ("my first language is …"); "my husband Kwame" is a subject only.
-_HAS_VERB = re.compile(
+_HAS_VERB = lazy(
     r"^(?:i|i'm|i am|i've|i have|we|we're|we are|we've)\s|\b(?:is|are|was|were|has|have|had)\b",
     re.I,
 )
 #: A cue of change or an ending in the part ("I quit teaching in June and I'm a video editor now").
-_CHANGED = re.compile(
+_CHANGED = lazy(
     rf"{CHANGE_CUE.pattern}|\b(?:quit|left|stopped|gave up|retired|resigned|no longer)\b", re.I
 )
-_USER_FIRST = re.compile(r"^(?:i|i'm|i am|i've|i have|we|we're|we are|we've|my|our)\b", re.I)
+_USER_FIRST = lazy(r"^(?:i|i'm|i am|i've|i have|we|we're|we are|we've|my|our)\b", re.I)
 
 
 def coordinated_clauses(part: str) -> list[str]:
@@ -625,7 +622,7 @@ def _fragments(part: str) -> list[str]:
 
 #: A diet and what it leaves out, said as a list with no verb: "Vegetarian, no eggs either", "vegan
 #: since 2019, and no honey either", "jain veg, no onion garlic or root veggies".
-_DIET_LIST = re.compile(
+_DIET_LIST = lazy(
     r"^(?P<h>[^,]{0,60}?\b(?:vegan|vegetarian|veggie|veg|pescatarian|halal|kosher|plant-based|"
     r"gluten-free|dairy-free)\b[^,]{0,30}?)"
     r"(?P<d>(?:,\s*(?:and\s+)?(?:also\s+)?no\s+[a-z][a-z -]{1,30}?"
@@ -633,13 +630,13 @@ _DIET_LIST = re.compile(
     r"\s*[.!]*$",
     re.I,
 )
-_DENIED = re.compile(
+_DENIED = lazy(
     r",\s*(?:and\s+)?(?:also\s+)?no\s+(?P<x>[a-z][a-z -]{1,30}?)(?:\s+either|"
     r"\s+too|\s+as well)?\s*(?=,|$)",
     re.I,
 )
 #: What a diet leaves out is a food or a drink, never a person, a thing owned or a worry.
-_NOT_FOOD = re.compile(
+_NOT_FOOD = lazy(
     r"\b(?:kids?|children|child|pets?|cars?|jobs?|problems?|issues?|worries|pressure|stress|time|"
     r"money|exceptions?|excuses?|thanks|way|idea|clue|need|rush|pun|judg\w*|offen[cs]e|"
     r"complaints?|regrets?|plans?)\b",
@@ -669,12 +666,12 @@ def _diet_denials(part: str) -> list[str]:
 #: reason or a remark of its own; the first clause ends before it when it opens with the user or a
 #: feeling (``_RUN_ON_HEAD``: "the soup tastes like soap" is one clause) and no "that", "if" or
 #: "because" binds the second to it.
-_RUN_ON_HEAD = re.compile(
+_RUN_ON_HEAD = lazy(
     r"^(?:i|i'm|i am|we|we're|(?:really |just )?(?:can'?t|cannot) stand|hate|love|like|dislike|"
     r"adore|not a fan of|no fan of)\b",
     re.I,
 )
-_RUN_ON = re.compile(
+_RUN_ON = lazy(
     r"(?<=\w{3})(?<!\bthat)(?<!\bwhich)(?<!\bif)(?<!\bwhen)(?<!\bbecause)(?<!\bsince)"
     r"(?<!\bhow)(?<!\bwhat)(?<!\bwhere)(?<!\bthink)(?<!\bsure)(?<!\bknow)(?<!\bguess)\s+"
     r"(?=(?:(?:it|they|this|that|he|she)\s+)?(?:tastes?|smells?|looks?|sounds?|feels?) like\b|"
@@ -689,7 +686,7 @@ _RUN_ON = re.compile(
 #: The words before the comma open with their own subject: a clause, not an adverbial ("From now on,
 #: we …", "Sometimes, I …").
 _LEAD = r"^(?:(?:honestly|actually|ok|okay|so|well|also|oh|anyway|update|btw)[,:]?\s+)?"
-_OWN_SUBJECT = re.compile(
+_OWN_SUBJECT = lazy(
     rf"{_LEAD}(?:(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b"
     # "Not Krakow anymore actually, we relocated …": the old value denied, a clause of its own
     r"|not [\w'’ -]{2,40}? any ?more\b)",
@@ -698,41 +695,41 @@ _OWN_SUBJECT = re.compile(
 
 
 #: A move with its subject left out: the subject is the clause before's, so it must be the user.
-_DIET_AFTER = re.compile(
+_DIET_AFTER = lazy(
     r"(?:(?:fully|strictly|completely|totally) )?(?:vegan|vegetarian|pescatarian)\b", re.I
 )
-_MOVE_LEFT_SUBJECT = re.compile(
+_MOVE_LEFT_SUBJECT = lazy(
     rf"(?:(?:just|recently|finally) )?(?:moved|relocated) |(?:living|based) in |"
     rf"{_DIET_AFTER.pattern}",
     re.I,
 )
 #: What the clause before a bare diet must be about.
-_ABOUT_EATING = re.compile(r"\b(?:eat|eating|ate|meat|animal products|dairy|fish|diet)\b", re.I)
+_ABOUT_EATING = lazy(r"\b(?:eat|eating|ate|meat|animal products|dairy|fish|diet)\b", re.I)
 #: The user as the subject (not "my sister"), or the old value denied.
-_USER_SUBJECT = re.compile(
+_USER_SUBJECT = lazy(
     rf"{_LEAD}(?:(?:i|i'm|i've|we|we're|we've)\b|not [\w'’ -]{{2,40}}? any ?more\b)",
     re.I,
 )
 #: An instruction to the agent opening the words before the comma ("switch to Celsius, …").
-_TO_AGENT_FIRST = re.compile(
+_TO_AGENT_FIRST = lazy(
     r"^(?:(?:actually|ok|okay|so|please|pls|and|always|never)[,]?\s+)*(?:switch|change|go back|use|"
     r"reply|answer|respond|keep|write|call me|give me|finish|end|close|start|include|skip|avoid)\b",
     re.I,
 )
 #: A request said without a verb of answering: "No emojis please, I copy …", "please short
 #: answers, I'm on …" ("no caffeine for me, I'm pregnant" is the user's own rule: none).
-_BARE_REQUEST = re.compile(
+_BARE_REQUEST = lazy(
     r"^(?:please|pls)\s+[a-z]+(?:\s+[a-z]+){0,3}$|^[a-z]+(?:\s+[a-z]+){1,3},?\s+(?:please|pls)$",
     re.I,
 )
 #: A taste said after a request ("no bullet points please, I prefer normal text"): about the
 #: answers, the request's, not a taste of the user's life.
-_ANSWER_TASTE = re.compile(
+_ANSWER_TASTE = lazy(
     r"^\s*(?:i|i'd|i would)\s+(?:really |much )?(?:prefer|like|want|need|rather|love|hate)\b",
     re.I,
 )
 #: A hedge that reaches back to the clause before ("…, I guess", "…, if that's ok").
-_HEDGE_BACK = re.compile(
+_HEDGE_BACK = lazy(
     r"\b(?:i think|i guess|i suppose|not sure|i might be wrong|maybe|probably|if (?:that's|it's|"
     r"you)|"
     r"or not|for now|just this once|for this)\b",
@@ -783,7 +780,7 @@ def _mood(clause: str) -> bool:
 
 #: A hedge that opens a trailing phrase of its own ("…, mostly the morning shift", "…, mostly
 #: Coltrane and Bill Evans") qualifies that phrase, not the clause before it.
-_TRAILING_HEDGE = re.compile(
+_TRAILING_HEDGE = lazy(
     r",\s*(?:(?:mostly|usually|sometimes|often|occasionally|especially|mainly)\s+(?!i\b|"
     # "…, mostly in Paris": a hedge on the head's place ("I live in Berlin, mostly in Paris")
     r"we\b|in\b|at\b|near\b)\w+(?:\s+\w+)+[^,]*|"
@@ -839,19 +836,15 @@ def message_clauses(message: str) -> list[Clause]:
 
 
 #: A hedge of the user's own on what they now are ("so pescatarian now I guess"), not a report.
-_OWN_HEDGE = re.compile(
-    r"\b(?:i guess|i think|i suppose|kinda|more or less|i reckon|mostly)\b", re.I
-)
+_OWN_HEDGE = lazy(r"\b(?:i guess|i think|i suppose|kinda|more or less|i reckon|mostly)\b", re.I)
 
 
 #: A hedge of proportion inside a trailing phrase ("…, working mostly on X", "…, mostly fintech
 #: clients, no agency"): it qualifies that phrase, not the head before the comma.
-_PROPORTION = re.compile(
-    r"\b(?:mostly|mainly|usually|often|sometimes|especially|occasionally)\b", re.I
-)
+_PROPORTION = lazy(r"\b(?:mostly|mainly|usually|often|sometimes|especially|occasionally)\b", re.I)
 
 
-_ELSEWHERE = re.compile(
+_ELSEWHERE = lazy(
     r"^\s*(?:mostly|mainly|usually|often|sometimes|especially|occasionally)\s+(?:in|at|from|on|"
     r"with|for|to|near|by|between)\b",
     re.I,
@@ -877,12 +870,12 @@ def _hedged_tail_cut(clause: str) -> str:
 
 #: A picture character says nothing a line keeps ("I'm a nurse 😊", "I keep bees 🐝"); laughter
 #: (😂, 🤣) and sarcasm (🙄) are read before it goes.
-_EMOJI = re.compile(
+_EMOJI = lazy(
     r"(?<!\s)\s*(?:(?![😂🤣🙄])[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\u2764]|[\uFE0F\u200D])+"
 )
 #: A filler closing a clause ("…, tbh", "… lol" over the user's own slip or failure, which
 #: ``joking`` let pass): no part of what a line keeps.
-_TRAILING_FILLER = re.compile(
+_TRAILING_FILLER = lazy(
     rf"(?<![,\s])[,\s]+(?:tbh|ngl|honestly|to be honest|imo|lol|lmao|haha\w*|hehe)\s*(?=[,.!]*$|,)|"
     r"(?<![,\s])[,\s]+(?:and )?(?:all that|and stuff|and so on|etc|that sort of thing|"
     r"that kind of thing)"
@@ -893,17 +886,17 @@ _TRAILING_FILLER = re.compile(
 
 
 #: How often a habit holds, said by the user of themselves: a frequency, no doubt.
-FREQUENCY = re.compile(
+FREQUENCY = lazy(
     r"\b(?:mostly|mainly|usually|generally|typically|normally)\b|\bmost (?:days|of the time|weeks|"
     r"weekends|mornings|evenings|nights)\b",
     re.I,
 )
-_I_HABIT = re.compile(
+_I_HABIT = lazy(
     r"^i(?:'m| am)?\s+(?:(?:mostly|mainly|usually|generally|typically|normally)\s+)?[a-z]+\b", re.I
 )
 #: "I'm usually vegetarian": a state said with how often, which a kind's line ("Diet: vegetarian")
 #: would state without it.
-_USUALLY_AM = re.compile(r"^i(?:'m| am)\s+(?:usually|generally|typically|normally)\s+[a-z]", re.I)
+_USUALLY_AM = lazy(r"^i(?:'m| am)\s+(?:usually|generally|typically|normally)\s+[a-z]", re.I)
 
 
 def _frequency_only(text: str) -> bool:
@@ -973,7 +966,7 @@ def _prepare(clause: str, *, opens: bool) -> Clause | None:
 
 #: A rule's standing scope said after it ("… unless I ask for more", "… even if I write in
 #: English", "… whatever language I use"): part of the rule, no hypothetical.
-_STANDING_SCOPE = re.compile(
+_STANDING_SCOPE = lazy(
     r"(?<![,\s])(?:\s*+,)?\s++(?:unless i (?:ask|say|tell|request|want|need|specify)|even "
     r"(?:if|when) i "
     r"(?:write|ask|"
@@ -987,19 +980,19 @@ _STANDING_SCOPE = re.compile(
 
 #: A standing condition before a request ("When I ask coding questions, give me the code first"):
 #: the request is a rule the condition scopes, not a hypothetical.
-_WHEN_I_ASK = re.compile(
+_WHEN_I_ASK = lazy(
     r"^when(?:ever)? (?:i|you) (?:ask|write|want|need|send|give|say|request|message|share|paste|"
     r"mention|"
     r"talk|use|explain|suggest|recommend)\b[^,]{2,80},\s+(?P<rest>(?:please |just )?[a-z].+)$",
     re.I,
 )
-_RULE_OPENER = re.compile(r"^(?:please |just )?(?:no|don't|do not|never|always)\b", re.I)
+_RULE_OPENER = lazy(r"^(?:please |just )?(?:no|don't|do not|never|always)\b", re.I)
 
 
 #: A request to the agent said politely, as a question or a condition: "could you keep answers
 #: short?", "would you mind answering in Spanish", "it'd be great if you used bullet points", "if
 #: you could skip the emojis, that would help". Group ``v`` is the request, its verb in any form.
-_POLITE = re.compile(
+_POLITE = lazy(
     r"^(?:(?:hey|hi|so|ok|okay|also|and|oh|one more thing|one thing)[,:\s]+)*(?:"
     r"(?:would|do) you mind(?: please)?\s+(?P<g>[a-z]+ing\s.+?)"
     r"|(?:could|can|would|will) (?:you|u)(?:\s+(?:please|kindly|pls|just))*\s+"
@@ -1015,7 +1008,7 @@ _POLITE = re.compile(
 )
 #: What makes "could you …?" a standing request rather than a question about the next answer:
 #: "please", "always", a scope ("from now on", "unless I ask", "with me"), the answers named.
-_STANDING_MARK = re.compile(
+_STANDING_MARK = lazy(
     r"\b(?:please|pls|kindly|always|from now on|going forward|in (?:the )?future|unless i|even "
     r"(?:if|when) i|with me|for me|(?:your|all|the) (?:answers|replies|responses))\b",
     re.I,
@@ -1081,7 +1074,7 @@ def polite_request(text: str) -> str | None:
 #: teacher?", "Would you mind remembering that I don't drink alcohol?"): the statement is the
 #: user's own, the request only frames it. A bare imperative ("Remember that my flat has no lift",
 #: "Please note that our pipeline runs on Airflow") is left whole: the remember rules read it.
-_NOTE_THAT = re.compile(
+_NOTE_THAT = lazy(
     r"^(?:(?:(?:could|can|would|will) (?:you|u)|(?:i'd|i would) (?:really )?appreciate it if you "
     r"(?:could|would|can))(?:\s+(?:please|pls|kindly|just|also))*\s+(?:remember|note|keep in mind|"
     r"bear in mind|make a note)|(?:would|do) you mind (?:remembering|noting|keeping in mind))"
@@ -1102,7 +1095,7 @@ def _noted(text: str) -> str:
 #: that I have type 2 diabetes", "The vet says our lab Nala has hip dysplasia"): the finding is the
 #: user's fact, told by the one who knows. Only a state after "says/told me/confirmed/diagnosed"
 #: (never advice: "says I should …", "told me to …") and never a guess ("thinks", "might").
-_DIAGNOSED = re.compile(
+_DIAGNOSED = lazy(
     r"^(?:my|our|the) (?:doctor|doc|gp|vet|dentist|physio|physiotherapist|cardiologist|"
     r"dermatologist|allergist|specialist|consultant|neurologist|endocrinologist|optician|"
     r"audiologist|paediatrician|pediatrician|psychiatrist|therapist)\s+(?:says|said|told me|"
@@ -1140,7 +1133,7 @@ def _without_fillers(text: str) -> str:
 
 #: Where a clause's head ends and a remark on it starts: a comma, a dash, a bracket, or a remark
 #: on relevance said with no comma ("timezone GMT+6 if that matters for reminders").
-_REMARK_CUT = re.compile(
+_REMARK_CUT = lazy(
     r"(?<!\s)\s*,\s+|(?<!\s)\s+[-–—]\s+|(?<!\s)\s*\(|\)\s*"
     r"|(?<!\s)\s+(?=in case\b(?! of\b)|if (?:that|it|this)(?: is|'s) (?:useful|helpful|"
     r"important|relevant)\b|if (?:that|it|this) (?:matters|helps|is relevant|makes a "
@@ -1154,7 +1147,7 @@ _REMARK_CUT = re.compile(
 )
 #: A remark that says why the user tells it, or when it matters, and leaves the head as it is: "in
 #: case you need it", "if that matters", "if it helps".
-_RELEVANCE = re.compile(
+_RELEVANCE = lazy(
     r"^(?:in case\b(?! of\b)|if (?:that|it|this)(?: is|'s) (?:useful|helpful|important|"
     r"relevant)\b|if (?:that|it|this) (?:matters|helps|is relevant|makes a difference|"
     r"changes anything)\b|if you (?:need|want|care|wonder|were wondering|must know)\b|"
@@ -1163,35 +1156,35 @@ _RELEVANCE = re.compile(
 )
 #: A condition, a retraction or an alternative that opens the remark scopes the head: "I eat
 #: meat, if it's halal", "I'm vegan, or trying to be", "…, at least on weekdays".
-_SCOPES_HEAD = re.compile(
+_SCOPES_HEAD = lazy(
     r"^(?:if|unless|as long as|provided|assuming|when|whenever|except|except when|only when|"
     r"only if|or|at least|well|not|though|although|but|until|for now|i think|i guess|i suppose|"
     r"i reckon|i believe|i mean)\b",
     re.I,
 )
 #: A hedge anywhere in the remark that may be on the head: the user's own doubt, a point in time.
-_DOUBT = re.compile(
+_DOUBT = lazy(
     r"\b(?:i think|i guess|i suppose|i reckon|i believe|not sure|i might be wrong|or not|or so|for "
     r"now|just this once|for this|at least|if (?:that's|it's|you) (?:ok|okay|fine|right|correct|"
     r"true)|or something|who knows|jk|kidding|joking|though|although|except|instead|rather)\b",
     re.I,
 )
-_PROPORTION_OPENS = re.compile(
+_PROPORTION_OPENS = lazy(
     r"^(?:mostly|mainly|usually|often|especially|largely|primarily)\s+(?!(?:i|we|i'm|we're)\b)\w",
     re.I,
 )
-_MODAL_REMARK = re.compile(
+_MODAL_REMARK = lazy(
     r"\b(?:might|would|could|may|will|shall|gonna|going to|soon)\b|'d\b|'ll\b", re.I
 )
 #: A run-on remark with its subject left out, of what the user can do ("… could eat twenty in one
 #: go"): an ability, no plan.
-_CAN_RUN_ON = re.compile(r"^\s*(?:could|can)\s+(?!(?:you|i|we|be|have)\b)[a-z]+\s", re.I)
-_USER_IN = re.compile(r"\b(?:i|i'm|i've|i'd|we|we're|we've)\b", re.I)
+_CAN_RUN_ON = lazy(r"^\s*(?:could|can)\s+(?!(?:you|i|we|be|have)\b)[a-z]+\s", re.I)
+_USER_IN = lazy(r"\b(?:i|i'm|i've|i'd|we|we're|we've)\b", re.I)
 
 
 #: An apology that opens a sentence ("Sorry if I'm slow to reply, …"): its "if" is no condition on
 #: what follows it.
-_APOLOGY = re.compile(r"^\s*(?:sorry|apologies|forgive me)\s+(?:if|for|about)\b", re.I)
+_APOLOGY = lazy(r"^\s*(?:sorry|apologies|forgive me)\s+(?:if|for|about)\b", re.I)
 
 
 def _reaches_back(remark: str) -> bool:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 
 from ..kinds import given_name, noun
+from ..lazyre import lazy
 from .core import Rule, word_set
 from .lexicon import MUSIC_GENRES, PEOPLE
 from .values import is_thing
 
 #: "… and Y" after a liked value, Y ending its clause: the second half of a coordination.
-_AND_TAIL = re.compile(
+_AND_TAIL = lazy(
     r"\s+and\s+(?P<t>[\w'’-]+(?: [\w'’-]+){0,3}?)(?=\s*(?:[,.;:!?()]|$)|\s+(?:but|so|because|since|"
     r"which|"
     r"that|though|too|as well|also|in general)\b)",
@@ -33,7 +34,7 @@ _CLAUSE_OPENERS = word_set(
 
 
 #: A pronoun keeps opening a clause with its verb contracted onto it ("and it'd be great").
-_CONTRACTION = re.compile(r"['’](?:m|s|d|ll|re|ve)$")
+_CONTRACTION = lazy(r"['’](?:m|s|d|ll|re|ve)$")
 
 
 def _opens_clause(word: str) -> bool:
@@ -150,7 +151,7 @@ def coordinated(text: str, m: re.Match[str], rule: Rule) -> list[str]:
     return []
 
 
-_GERUND_LIST = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+_GERUND_LIST = lazy(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 
 
 def each(text: str) -> list[str]:

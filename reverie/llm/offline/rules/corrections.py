@@ -18,6 +18,7 @@ from collections.abc import Callable
 from ..dates import CLOCK_PHRASE, DATE_PHRASE, clock
 from ..dates import resolve as resolve_date
 from ..kinds import fold
+from ..lazyre import lazy
 from .core import SAID, USER, Filling, change, rule, rules_of
 from .phrases import NAME
 from .values import is_firm, is_language, is_name, is_place, is_role, is_tech, is_tool
@@ -25,7 +26,7 @@ from .values import is_firm, is_language, is_name, is_place, is_role, is_tech, i
 __all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all", "distance"]
 
 #: Words that make a message a correction of something said before.
-_CUE = re.compile(
+_CUE = lazy(
     r"\b(?:actually|sorry|mistake|wrong|typo|autocorrect|i meant|i mean|wait|oops|correction|not "
     r"\w+|"
     r"changed my mind|they moved|moved it|slipped|update|pushed|extended|postponed|upgrade|"
@@ -36,13 +37,13 @@ _CUE = re.compile(
 )
 _DATE = rf"(?P<d>{DATE_PHRASE})"
 #: How a value-only correction is said; the fact it gives.
-NOW = re.compile(
+NOW = lazy(
     r"^Now: (?P<k>name|surname|date|time|language|version|allergy|children|cadence|favourite|swap) "
     r"(?P<v>.+?)"
     rf"(?:{re.escape(SAID)}(?P<h>.*))?$"
 )
 #: A date corrected is said to have moved.
-_DATE_CUE = re.compile(
+_DATE_CUE = lazy(
     r"\b(?:moved|slipped|postponed|pushed|deadline|due date|new date|rescheduled|delayed|"
     r"changed)\b",
     re.I,
@@ -51,7 +52,7 @@ _DATE_CUE = re.compile(
 
 #: The name used so far said to be too formal ("that feels too formal. Just Layla is fine."): the
 #: shorter one offered corrects it.
-TOO_FORMAL = re.compile(
+TOO_FORMAL = lazy(
     r"\b(?:too|so|very|a bit|bit|overly) (?:formal|stiff|stuffy|official)\b|\bless formal\b|"
     r"\bmore (?:casual|relaxed|informal)\b",
     re.I,
@@ -82,7 +83,7 @@ def name_corrected(f: Filling) -> bool:
 
 
 #: What a team or a person meets for: a time said for one of these moved is its new time.
-_MEETING = re.compile(
+_MEETING = lazy(
     r"\b(?:standups?|stand-ups?|retros?|syncs?|meetings?|calls?|1:1s?|one-on-ones?|check-ins?|"
     r"huddles?|reviews?|demos?|planning|classes|class|lessons?|sessions?|practice|rehearsals?|"
     r"shifts?|appointments?)$",
@@ -97,7 +98,7 @@ def a_meeting_moved(f: Filling) -> bool:
 
 
 #: A surname changed by a marriage ("I got married, my surname is Kowalski now").
-_MARRIED = re.compile(
+_MARRIED = lazy(
     r"\b(?:married|wedding|took (?:his|her|their|my (?:husband|wife|partner)'s) (?:sur|last )?name|"
     r"changed my (?:sur|last |family )?name|new (?:sur|last |family )?name)\b",
     re.I,
@@ -567,11 +568,11 @@ RULES = [
 #: words); it is resolved before any template is read back and never reaches a file.
 CANON: list[tuple[str, str, str | None]] = [(r"^Now: ", USER, None)]
 
-_NAMED = re.compile(r"^(?P<head>Has an? .+? named )(?P<v>.+)$")
-_NAME_LINE = re.compile(r"^(?P<head>Name: )(?P<v>.+)$")
-_CALLED = re.compile(r"^(?P<head>Goes by |Call the user )(?P<v>\S+)$")
-_ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
-_TIME = re.compile(r"\b\d{1,2}(?::\d{2})?(?:\s*(?:am|pm))?\b", re.I)
+_NAMED = lazy(r"^(?P<head>Has an? .+? named )(?P<v>.+)$")
+_NAME_LINE = lazy(r"^(?P<head>Name: )(?P<v>.+)$")
+_CALLED = lazy(r"^(?P<head>Goes by |Call the user )(?P<v>\S+)$")
+_ISO = lazy(r"\d{4}-\d{2}-\d{2}")
+_TIME = lazy(r"\b\d{1,2}(?::\d{2})?(?:\s*(?:am|pm))?\b", re.I)
 
 
 def resolve(
@@ -697,7 +698,7 @@ def _times(files: dict[str, list[str]], value: str) -> list[tuple[str, str, str]
 
 #: What a tool's short name leaves off ("Next" is Next.js, "Mongo" MongoDB, "Postgres" PostgreSQL).
 _SHORT_TAIL = r"(?:\.js|js|db|DB|ql|QL|sql|SQL)"
-_VERSIONED = re.compile(r"^(?P<head>Uses [A-Za-z][\w.+-]*) (?P<v>v?\d+(?:\.\d+)*[a-z]?)$")
+_VERSIONED = lazy(r"^(?P<head>Uses [A-Za-z][\w.+-]*) (?P<v>v?\d+(?:\.\d+)*[a-z]?)$")
 
 
 #: Words of a meeting's name that say when it is, not which ("weekly", "the").
@@ -768,7 +769,7 @@ def _allergies(files: dict[str, list[str]], value: str, old: str) -> list[tuple[
 
 
 _COUNTS = ("two", "three", "four", "five", "six")
-_COUNT_LINE = re.compile(r"^Has (?P<n>two|three|four|five|six|\d) (?P<k>children|sons|daughters)$")
+_COUNT_LINE = lazy(r"^Has (?P<n>two|three|four|five|six|\d) (?P<k>children|sons|daughters)$")
 
 
 def _children(files: dict[str, list[str]], value: str, _said: str) -> list[tuple[str, str, str]]:
@@ -786,7 +787,7 @@ def _children(files: dict[str, list[str]], value: str, _said: str) -> list[tuple
 
 
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
-_WHEN = re.compile(
+_WHEN = lazy(
     rf"\b(?:every |on )?{_WEEKDAY}(?:\s+(?:at|@)\s+\d{{1,2}}(?::\d{{2}})?\s*(?:am|pm)?"
     r"|\s+\d{1,2}(?::\d{2}\s*(?:am|pm)?|\s*(?:am|pm)))?",
     re.I,
@@ -826,7 +827,7 @@ def _said_like(value: str, held: str) -> str:
     return value
 
 
-_FAVOURITE = re.compile(r"^(?P<head>Favourite [\w ]+: )(?P<v>.+)$")
+_FAVOURITE = lazy(r"^(?P<head>Favourite [\w ]+: )(?P<v>.+)$")
 
 
 def _favourites(files: dict[str, list[str]], value: str, said: str) -> list[tuple[str, str, str]]:
@@ -851,7 +852,7 @@ _SAID = {
 
 
 # -- a value swapped for another ------------------------------------------------------------------
-_NUMBERED = re.compile(r"^(?P<w>[A-Za-z]+) (?P<n>\d+)$")
+_NUMBERED = lazy(r"^(?P<w>[A-Za-z]+) (?P<n>\d+)$")
 #: The words of a template that are never its value ("Lives in", "Has a … named").
 _HEADS = frozenset(
     "lives in works at as from born grew up likes dislikes prefers uses has have a an named is "
@@ -899,10 +900,10 @@ def _swaps(
 
 #: The templates whose value may be of a kind ("London" corrects a home, never ``Goes by Sam``).
 _KIND_LINES = {
-    "place": re.compile(r"^(?:Lives in|From|Born in|Grew up in) "),
-    "language": re.compile(r"^(?:Speaks|Native language:|Reply in|Is learning) "),
-    "name": re.compile(r"^(?:Name:|Goes by|Call the user|Has an? .+ named) "),
-    "numbered": re.compile(r""),
+    "place": lazy(r"^(?:Lives in|From|Born in|Grew up in) "),
+    "language": lazy(r"^(?:Speaks|Native language:|Reply in|Is learning) "),
+    "name": lazy(r"^(?:Name:|Goes by|Call the user|Has an? .+ named) "),
+    "numbered": lazy(r""),
 }
 
 

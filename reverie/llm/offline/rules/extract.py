@@ -15,6 +15,7 @@ from datetime import date
 from functools import cache
 
 from ..framing import framed, reversed_feeling
+from ..lazyre import lazy
 from . import agent, languages, likes, pets, statements
 from .changes import NARROWED, without_read_values
 from .clauses import (
@@ -219,7 +220,7 @@ def _spoken_rest(clause: Clause, found: _Found) -> None:
 
 #: "I'm not prediabetic anymore", "I no longer live in Leeds", "we don't use Jira any more": a
 #: statement the user ends, read without its negation.
-_ENDED = re.compile(
+_ENDED = lazy(
     r"^(?:(?:ok|okay|so|well|also|update|good news|actually)[,:!]?\s+)*(?P<s>i'm|i am|i|we're|we "
     r"are|we)"
     r" (?:(?P<neg>not|no longer|don't|do not|didn't)) (?P<rest>[^,;]{2,80}?)"

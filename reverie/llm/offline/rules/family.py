@@ -11,6 +11,7 @@ import re
 
 from .. import kinds
 from ..kinds import given_name, known_place_in_lower_case, noun
+from ..lazyre import lazy
 from .core import USER, Filling, rule
 from .lexicon import NOT_NAMES, TECH
 from .phrases import NAME, PSTOP
@@ -27,7 +28,7 @@ KIN = (
 
 #: "no kids, please": a request about what to leave out (of a booking, a plan), not the user's
 #: family.
-_ASKED_FOR = re.compile(r"\bno (?:kids|children)\W{0,3}(?:please|pls|thanks|thank you)\b", re.I)
+_ASKED_FOR = lazy(r"\bno (?:kids|children)\W{0,3}(?:please|pls|thanks|thank you)\b", re.I)
 
 
 def named_person(f: Filling) -> bool:
@@ -46,7 +47,7 @@ def named_after_kin(f: Filling) -> bool:
 
 #: The endings of a people's or a language's name ("Colombian", "Chinese", "Danish", "Icelandic"):
 #: a word the list of names lacks with one is more likely that than a name.
-_DEMONYM = re.compile(r"(?:an|ese|ish|ic|ern|ean|[alnq]i)$")
+_DEMONYM = lazy(r"(?:an|ese|ish|ic|ern|ean|[alnq]i)$")
 
 
 def name_shaped(value: str) -> bool:
@@ -137,7 +138,7 @@ _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()
 )
 #: A message about an expected baby.
-_PREGNANCY = re.compile(
+_PREGNANCY = lazy(
     r"\b(?:baby|babies|scan|ultrasound|pregnan\w*|expecting|midwife|obstetrician|"
     r"ob-?gyn)\b",
     re.I,
@@ -235,7 +236,7 @@ _RHYTHM = (
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days? to (?:mon|tues|wednes|thurs|fri|satur|sun)days?)"
 )
 #: A message about the user's children or their other parent.
-_CHILD_TALK = re.compile(
+_CHILD_TALK = lazy(
     r"\b(?:kids?|children|child|sons?|daughters?|boys|girls|custody|my ex|co-?parent\w*)\b", re.I
 )
 
@@ -296,13 +297,13 @@ _AGE_WORDS = {
 _AGE = r"(?:\d{1,2}|" + "|".join(_AGE_WORDS) + r")"
 #: One child of the list: a name, and maybe the pronoun and age said after it ("amara, shes 7",
 #: "Leo (7)", "Zofia who's 7", "Kuba, 4", "deniz is seven").
-_MEMBER = re.compile(
+_MEMBER = lazy(
     r"(?P<name>[A-Za-z][a-z'’-]+)(?:\s*\((?P<a1>\d{1,2})\)|,?\s+(?:(?P<p>who(?:'s| is)|whos|"
     r"she(?:'s| is)|shes|he(?:'s| is)|hes|is|aged?)\s+)?(?P<a2>" + _AGE + r")\b"
     r"(?:\s*(?:yo|y/o|years? old))?)?",
     re.I,
 )
-_BETWEEN = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)", re.I)
+_BETWEEN = lazy(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)", re.I)
 _COUNT_WORD = {2: "two", 3: "three", 4: "four"}
 _ONE_OF = {"sons": "son", "boys": "son", "daughters": "daughter", "girls": "daughter"}
 
@@ -324,8 +325,8 @@ def _sentence_after(f: Filling) -> str:
     return re.split(r"[.;!?]|\s[—–-]\s", rest, maxsplit=1)[0]
 
 
-_AFTER_HEAD = re.compile(r"\s*(?:[,:—–-]\s*|(?:named|called)\s+)?")
-_NEXT_ONE = re.compile(r",\s*(?:and\s+)?")
+_AFTER_HEAD = lazy(r"\s*(?:[,:—–-]\s*|(?:named|called)\s+)?")
+_NEXT_ONE = lazy(r",\s*(?:and\s+)?")
 #: A child said: (name, age, the pronoun said of them).
 Child = tuple[str, str, str]
 
@@ -776,7 +777,7 @@ def a_relative_named(f: Filling) -> bool:
 
 
 #: A verb in the past right after the name: one event ("called", "visited"), no lasting fact.
-_ONE_OFF = re.compile(r"[a-z]{2,}(?<!ne)(?<!fe)(?<!ee)ed", re.I)
+_ONE_OFF = lazy(r"[a-z]{2,}(?<!ne)(?<!fe)(?<!ee)ed", re.I)
 
 #: Words after a verb, never after a name ("made it", "took us", "sent the").
 _OBJECT_WORDS = frozenset(

@@ -13,6 +13,7 @@ from datetime import date
 
 from ..dates import resolve
 from ..kinds import given_name, known_place
+from ..lazyre import lazy
 from .core import Filling, Rule, word_set
 from .lexicon import CLIPPED_ROLES, TECH
 from .person import third_person
@@ -51,7 +52,7 @@ def fill(rule: Rule, m: re.Match[str], said_on: date | None, message: str = "") 
     return text[:1].upper() + text[1:] if text else None
 
 
-_CLIPPED = re.compile(rf"\b(?:{'|'.join(sorted(CLIPPED_ROLES))})$", re.I)
+_CLIPPED = lazy(rf"\b(?:{'|'.join(sorted(CLIPPED_ROLES))})$", re.I)
 
 
 def whole_title(line: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ..lazyre import lazy
 from .core import USER, Filling, rule, word_set
 from .phrases import VAL
 from .values import is_thing
@@ -90,7 +91,7 @@ def allergen_noun(f: Filling) -> bool:
     return True
 
 
-_CANNOT_EAT = re.compile(
+_CANNOT_EAT = lazy(
     r"\bi (?:can'?t|cannot) (?:eat|have|touch) (?P<v>[a-z]+(?: [a-z]+)?)\s*,\s*(?:because |since |"
     r"as |cause )?i'?m (?:(?:very|severely|really|badly|super) )?allergic\s*[.!]*$",
     re.I,
@@ -141,7 +142,7 @@ def an_operation(f: Filling) -> bool:
 
 #: A question typed without its mark: "where can i eat halal near …", "should i eat keto?" ask,
 #: they state no diet.
-_ASKED = re.compile(
+_ASKED = lazy(
     r"(?:\b(?:can|could|should|shall|may|might|do|would)\s+$)|(?:\b(?:where|what|how|which|when)\b"
     r"[^,.;!?]{0,30}\s+$)",
     re.I,

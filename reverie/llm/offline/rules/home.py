@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..kinds import known_place, noun, region
+from ..lazyre import lazy
 from .core import USER, Filling, rule
 from .lexicon import NOT_NAMES, TECH
 from .phrases import BACKGROUND, OLD, OLDTO, PLACE, VAL, I
@@ -22,7 +23,7 @@ _WE = (
 )
 #: Words that make "I'm in X" a home rather than a visit: a duration, a move, "now", "home",
 #: "local".
-_LASTING = re.compile(
+_LASTING = lazy(
     r"\b(?:now|since|years?|months|home|local|locally|live|lived|living|based|resident|settled|moved|"
     r"registered|for good)\b",
     re.I,
@@ -31,7 +32,7 @@ _LASTING = re.compile(
 
 #: After a city, its country or region ("Krakow, Poland", "cluj napoca, romania") or the part of
 #: town the user lives in ("busan, haeundae area", "Lagos, Lekki side").
-_WHERE_IN_IT = re.compile(
+_WHERE_IN_IT = lazy(
     r"\s*,?\s*(?:[\w'’-]+(?: [\w'’-]+)? (?:area|side|neighbou?rhood|district|suburb|part of town)"
     r"\b|(?P<c>[\w'’ .-]{2,30}?)\s*(?:[,.;!]|$))",
     re.I,
@@ -54,12 +55,12 @@ def at_home(f: Filling) -> bool:
 
 #: A part of town named after its city, in the words that follow it: "…, in Schwabing", "… —
 #: Leslieville, to be exact", "…, Kilimani side", "…, lived here all my life, Cau Giay district".
-_PART_IN = re.compile(
+_PART_IN = lazy(
     r"\s*(?:,|[—–]|\s-)\s*(?:in |up in |down in |out in )?(?P<p>(?-i:[A-Z])[\w'’-]+"
     r"(?: (?-i:[A-Z])[\w'’-]+){0,2})"
     r"(?=\s*(?:[,.;!]|$)|\s+(?:and|but|so|to be exact|specifically)\b)"
 )
-_PART_NAMED = re.compile(
+_PART_NAMED = lazy(
     r"(?:^|,)\s*(?:in (?:the )?)?(?P<p>[\w'’-]+(?: [\w'’-]+){0,2}) (?:area|side|neighbou?rhood|"
     r"district|suburb|quarter)\b"
 )
@@ -89,7 +90,7 @@ def part_of_town(rest: str) -> str | None:
     return place_name(part) if part.islower() else part
 
 
-_TRIP = re.compile(
+_TRIP = lazy(
     r"\b(?:visit(?:ing)?|trip|holiday|vacation|travel(?:l?ing)?|staying|conference|tour(?:ing)?|"
     r"week(?:end)?|days?|stopover|layover|business)\b",
     re.I,
@@ -153,7 +154,7 @@ def with_its_country(f: Filling) -> bool:
 
 
 #: Advice to someone else ("Live in Lisbon for a year, you'll love it"): no statement of home.
-_ADVICE = re.compile(r"\byou(?:'ll|'d|'re| will| would| should| must| can)?\b", re.I)
+_ADVICE = lazy(r"\byou(?:'ll|'d|'re| will| would| should| must| can)?\b", re.I)
 
 
 def _town_too(f: Filling) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ..lazyre import lazy
 from .clauses import NEGATION
 from .core import USER, Filling, rule
 from .values import is_language
@@ -102,7 +103,7 @@ def _one_language(f: Filling) -> bool:
 
 
 #: A message listing the user's own languages.
-_LANGUAGE_LIST = re.compile(
+_LANGUAGE_LIST = lazy(
     r"\b(?:native|fluent|first language|mother tongue|i speak|my languages?)\b", re.I
 )
 
@@ -429,7 +430,7 @@ CANON = [
 
 
 #: A language given up in the message ("gave up on spanish"): the next one named is taken up.
-_GAVE_UP = re.compile(
+_GAVE_UP = lazy(
     r"(?:^|\bi(?:'ve| have)? |[,.;!:]\s*)(?:(?:so|and|but|well|welp|ok|okay|update)[,!:]? )?"
     r"(?:finally |officially |just |kinda |basically )?(?:dropped|quit|gave up(?: on)?|"
     r"given up(?: on)?|stopped(?: learning| studying)?) "
@@ -437,10 +438,10 @@ _GAVE_UP = re.compile(
     re.I,
 )
 
-_SPEAK_LIST = re.compile(r"\bi (?:can )?speak (?P<v>[^.;:!?()]{1,120})", re.I)
+_SPEAK_LIST = lazy(r"\bi (?:can )?speak (?P<v>[^.;:!?()]{1,120})", re.I)
 
 
-_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|as well as\s+)?|\s+(?:and|as well as)\s+")
+_LIST_SPLIT = lazy(r"\s*,\s*(?:and\s+|as well as\s+)?|\s+(?:and|as well as)\s+")
 
 
 def spoken(sentence: str) -> list[str]:
@@ -493,7 +494,7 @@ def a_pair(f: Filling) -> bool:
     return True
 
 
-_LABELLED = re.compile(r"(?P<v>[A-Za-z]+)(?: \((?P<d>[a-z -]{2,20})\))?")
+_LABELLED = lazy(r"(?P<v>[A-Za-z]+)(?: \((?P<d>[a-z -]{2,20})\))?")
 _NATIVE_DEGREE = frozenset({"native", "mother tongue", "first", "first language", "l1"})
 
 

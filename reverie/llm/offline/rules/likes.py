@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ..kinds import common_given_name, known_place, noun
+from ..lazyre import lazy
 from .core import USER, Filling, rule, word_set
 from .lexicon import INSTRUMENTS, MEDIA, QUALIFIERS, SPORTS
 from .phrases import STOP, VAL
@@ -143,7 +144,7 @@ def is_fronted(value: str) -> bool:
 
 
 #: A pet the message says the user just got or has ("we got a cat and …").
-_PET_GOT = re.compile(
+_PET_GOT = lazy(
     r"\b(?:i|we)(?:'ve| have)? (?:just |finally |recently )?(?:got|gotten|adopted|have|brought "
     r"home|took in|rescued) (?:a|an|our|my|another) (?:new |little "
     r"|rescue )?(?P<k>cat|dog|rabbit|hamster|parrot|horse|ferret)\b",
@@ -657,7 +658,7 @@ CANON = [
 
 
 #: Said after a like, these qualify the saying, not the thing ("I love traveling too").
-_LIKE_TAIL = re.compile(
+_LIKE_TAIL = lazy(
     r"(?:^|\s+)(?:too|also|as well|a lot|so much|very much|the most|most of all|"
     r"more than anything|at all|"
     r"personally|for sure|honestly|though|in general|generally|"

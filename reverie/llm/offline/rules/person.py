@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..lazyre import lazy
 from .lexicon import NOT_PRESENT
 
 # Third-person notes about the user, read as the user's own words: "User prefers tea" → "I prefer
 # tea".
-_USER_SUBJECT = re.compile(
+_USER_SUBJECT = lazy(
     r"^(?:the )?user(?P<adv>(?:\s+(?:now|currently|also|really|still|just|actually|recently|no "
     r"longer|"
     r"usually|generally|always|never|often))*)\s+(?P<verb>[a-z']+)\b",
@@ -19,10 +20,10 @@ _USER_SUBJECT = re.compile(
 )
 
 
-_USER_POSSESSIVE = re.compile(r"\b(?:the )?user's\b", re.I)
+_USER_POSSESSIVE = lazy(r"\b(?:the )?user's\b", re.I)
 
 
-_USER_OBJECT = re.compile(r"\b(?:the )?user\b", re.I)
+_USER_OBJECT = lazy(r"\b(?:the )?user\b", re.I)
 
 
 _BE_HAVE = {
@@ -105,9 +106,7 @@ _THIRD_PERSON: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
 ]
 
 
-_THIRD_PERSON_RX = [
-    (re.compile(p, 0 if p in (r"\bI\b", _I_VERB) else re.I), r) for p, r in _THIRD_PERSON
-]
+_THIRD_PERSON_RX = [(lazy(p, 0 if p in (r"\bI\b", _I_VERB) else re.I), r) for p, r in _THIRD_PERSON]
 
 
 def third_person(text: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ..kinds import given_name, noun
+from ..lazyre import lazy
 from .changes import pet_named
 from .core import USER, Filling, rule, rules_of
 from .lexicon import NOT_NAMES, PETS, PETS_PLURAL
@@ -540,7 +541,7 @@ _OBJECT_WORDS = frozenset(
 
 
 #: A verb in the past right after the name: one event ("chewed", "knocked"), no lasting fact.
-_ONE_OFF = re.compile(r"[a-z]{2,}(?<!ne)(?<!fe)(?<!ee)ed", re.I)
+_ONE_OFF = lazy(r"[a-z]{2,}(?<!ne)(?<!fe)(?<!ee)ed", re.I)
 
 #: Nouns that make one thing with a pet's word ("cat Food", "dog Walker"): no name after it.
 _PET_THINGS = frozenset(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from ..lazyre import lazy
+
 #: Where a value ends: a dash, a conjunction or a relative word opening the next clause, or a mark.
 STOP = (
     r"(?=\s+[-–—]+\s|\s+(?:and|but|since|because|so|now|anymore|any more|these days|nowadays|with|"
@@ -38,7 +40,7 @@ PROMOTED = r"prom(?:oted|ted|toed|otted|otoed|oed)"
 #: Someone else as a sentence's subject or owner ("my sister moved to Leeds", "he quit", "they gave
 #: up being vegan"): their change, not the user's. A pronoun doing something to the user ("they made
 #: me store manager", "she moved our standup") leaves the change the user's.
-SOMEONE_ELSE = re.compile(
+SOMEONE_ELSE = lazy(
     r"\b(?:(?:my|our|his|her|their) (?:sister|brother|mum|mom|mother|dad|father|parents?|friends?|"
     r"boss|manager|colleagues?|coworkers?|cousins?|aunt|uncle|neighbou?rs?|flatmates?|roommates?|"
     r"grand\w+|in-laws?|wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|"

@@ -12,6 +12,7 @@ import re
 
 from ..dates import CLOCK_PHRASE, clock
 from ..kinds import TECH_WORDS, known_place, technology, technology_names
+from ..lazyre import lazy
 from .core import MEMORY, Filling, rule, rules_of
 from .lexicon import CADENCE, DATABASES, NOT_NAMES, PROJECT_NOUN, TECH
 from .person import third_person
@@ -59,7 +60,7 @@ def _a_named_tech(value: str) -> bool:
 
 #: The user saying they themselves moved ("I've just moved to Linux"): a person's move, not a
 #: team's tool (a subject left out, "switched to vitest", is read as the team's).
-_I_MOVED = re.compile(r"\bI(?:'ve| have)?(?: \w+)? (?:moved|migrated)\b")
+_I_MOVED = lazy(r"\bI(?:'ve| have)?(?: \w+)? (?:moved|migrated)\b")
 
 
 def a_team_switch(f: Filling) -> bool:
@@ -84,9 +85,9 @@ def whole_event(f: Filling) -> bool:
 
 
 #: A time said in words after "at" ("at ten in the morning", "at half nine").
-_AT_WORDS = re.compile(rf"\bat (?P<t>(?=[a-z])(?:{CLOCK_PHRASE}))(?=\s*(?:[,.;!]|$)|\s)", re.I)
+_AT_WORDS = lazy(rf"\bat (?P<t>(?=[a-z])(?:{CLOCK_PHRASE}))(?=\s*(?:[,.;!]|$)|\s)", re.I)
 #: Where a cadence's clause ends and another begins ("… at three and its always on zoom").
-_NEXT_CLAUSE = re.compile(
+_NEXT_CLAUSE = lazy(
     r",\s+(?=(?:it'?s|its|it is|they|we|i|i'm|im|that|which|but|so)\b)|\s+(?:and|but|so|because)"
     r"\s+(?=(?:it'?s|its|it is|it|they|we|we're|i|i'm|im|that)\b)",
     re.I,
@@ -135,7 +136,7 @@ _PART = (
 )
 #: A list of tools with their versions ("Flutter 3.22", "Next.js 14"): a period only inside a word.
 _TOOLS = r"(?P<v>(?:[^,.;:!?()]|\.(?=\w)){1,80}?)"
-_LIST = re.compile(
+_LIST = lazy(
     r"\s*(?:,\s*(?:and\s+)?|\s+\+\s+|\s+and\s+|\s+with\s+|\s+w/\s+|\s+/\s+|\s+on\s+|"
     r"\s+plus\s+|\s*&\s*)\s*"
 )
@@ -309,7 +310,7 @@ def a_host(value: str) -> bool:
 
 #: Releases said to recur ("we release every second Thursday", "prod release is every other
 #: thursday").
-_RELEASES = re.compile(
+_RELEASES = lazy(
     rf"\b(?:release|ship|deploy)s?\b[^.;!?]{{0,40}}?\b(?:{CADENCE}|on the (?:first|last))", re.I
 )
 
@@ -321,7 +322,7 @@ def a_freeze_before(f: Filling) -> bool:
 
 
 #: A clause that opens with a part of the user's stack ("Backend is …", "our frontend …").
-_OUR_PART = re.compile(rf"^(?:(?:the|our|all our|my)\s)?(?:[a-z-]+ )?{_PART}\b", re.I)
+_OUR_PART = lazy(rf"^(?:(?:the|our|all our|my)\s)?(?:[a-z-]+ )?{_PART}\b", re.I)
 
 
 def a_part_of_ours(f: Filling) -> bool:
@@ -332,7 +333,7 @@ def a_part_of_ours(f: Filling) -> bool:
 
 
 #: A message that says a choice of tool changed.
-_SWITCH_CUE = re.compile(
+_SWITCH_CUE = lazy(
     r"\b(?:switching|switch|scratch that|instead|actually|change of plan|changed (?:our|my) "
     r"minds?|migrating|moving)\b",
     re.I,
@@ -758,10 +759,10 @@ CANON = [
 # read the clause (a ``{K}`` rule: ``extract``).
 
 #: A word of a technology's name, as typed ("next.js", "c++", "shadcn/ui", "m-pesa", ".net").
-_TECH_TOKEN = re.compile(r"[.]?[A-Za-z0-9][\w.+#/&'’-]*|\+|&")
-_TECH_VERSION = re.compile(r"v?\d+(?:\.\d+)*(?:\.x|x|\+)?|lts", re.I)
+_TECH_TOKEN = lazy(r"[.]?[A-Za-z0-9][\w.+#/&'’-]*|\+|&")
+_TECH_VERSION = lazy(r"v?\d+(?:\.\d+)*(?:\.x|x|\+)?|lts", re.I)
 #: The clause is about the user's own work or project.
-_OURS = re.compile(
+_OURS = lazy(
     r"\b(?:we|we're|were|we've|we'll|our|ours|us|team|the team|"
     r"my (?:[\w-]+ )?(?:project|app|thesis|code|site|website|game|bot|stack|repo|monorepo|"
     r"services?|server|homelab|setup|lab|pipeline|analysis|research|dissertation|startup|"
@@ -785,7 +786,7 @@ _OURS = re.compile(
 )
 #: The clause is a wish, a question, a plan, a change, a past, someone else's or a feeling: its
 #: tools are no stack of the user's (a change is the correction rules' to read).
-_NOT_A_STACK = re.compile(
+_NOT_A_STACK = lazy(
     r"\?|\b(?:you|your|learn|learning|learnt|learned|study|studying|course|class|tutorial|"
     r"bootcamp|certificate|certification|exam|interview|hiring|job|jobs|position|love|loved|like|"
     r"liked|hate|hated|enjoy|prefer|favou?rite|fan|want|wanted|wanna|would|should|could|might|"
@@ -869,7 +870,7 @@ def _words(text: str) -> list[str]:
 
 #: A clause that gives a name: a pet, a child, a person called like a tool ("a rabbit named Pip",
 #: "we named the baby Julia", "our cat is called Rust") names no stack.
-_NAMING = re.compile(r"\b(?:named|called|nicknamed|name'?s|names? (?:is|are|was))\b", re.I)
+_NAMING = lazy(r"\b(?:named|called|nicknamed|name'?s|names? (?:is|are|was))\b", re.I)
 
 
 def stack_named(text: str) -> list[str]:

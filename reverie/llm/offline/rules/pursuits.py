@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ..lazyre import lazy
 from .core import USER, Filling, rule
 from .lexicon import INSTRUMENTS, PEOPLE, SPORTS
 from .values import clean, is_no_noun, is_np
@@ -76,7 +77,7 @@ def with_article(f: Filling) -> bool:
 
 
 #: The name a venture is given after it: "… called Mensah & Co.", "…, Ferretería López,".
-_VENTURE_NAME = re.compile(
+_VENTURE_NAME = lazy(
     r"(?:,| called| named) (?P<n>(?-i:[A-Z])[\w&'’.-]*(?: (?:&|(?-i:[A-Z])[\w&'’.-]*)){0,3})"
 )
 

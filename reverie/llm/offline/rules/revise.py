@@ -42,6 +42,7 @@ from datetime import date
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
 from ..kinds import fold, given_name, known_language, known_place, noun, stem
+from ..lazyre import lazy
 from .clauses import QUOTED
 from .corrections import distance
 from .lexicon import TECH
@@ -51,11 +52,11 @@ from .values import is_firm, is_role, is_tech
 __all__ = ["REVISE", "said", "revise", "Revision"]
 
 #: The fact a message with a cue of change gives: its words, read against memory by ``revise``.
-REVISE = re.compile(r"^Revise(?:\[(?P<d>\d{4}-\d{2}-\d{2})\])?: (?P<w>.+)$", re.S)
+REVISE = lazy(r"^Revise(?:\[(?P<d>\d{4}-\d{2}-\d{2})\])?: (?P<w>.+)$", re.S)
 _MAX_WORDS = 400
 
 #: A cue that something said before changed or was wrong.
-_CUE = re.compile(
+_CUE = lazy(
     r"\b(?:now|any ?more|no longer|actually|sorry|i meant|meant|wait|oops|typo|correction|"
     r"update|moved|moving|switched|switching|changed|change of plan|upgraded|migrated|"
     r"migrating|bumped|instead|extended|extension|pushed|"
@@ -80,13 +81,13 @@ _CUE = re.compile(
 )
 #: A cue strong enough for a bare value ("Three, sorry!", "sorry i meant thursday"): the
 #: message owns a mistake.
-_OWNED = re.compile(
+_OWNED = lazy(
     r"\b(?:sorry|i meant|meant|oops|typo|correction|wait|actually|make that|i mean|scratch that|"
     r"new (?:date|deadline|time)|extension)\b",
     re.I,
 )
 #: A plan, a question, a wish or a condition: what it says has not changed.
-_UNSAID = re.compile(
+_UNSAID = lazy(
     r"\?|\b(?:should|shall|might|may be|maybe|perhaps|could|would|if|whether|thinking (?:of|"
     r"about)|considering|plan(?:ning)? to|planned|going to|gonna|want to|wanna|hope to|"
     r"hoping|might|will|won't|'ll|someday|one day|wish|let'?s|let us|"
@@ -108,14 +109,14 @@ _UNSAID = re.compile(
 )
 #: Words about the assistant's memory or instructions themselves ("ignore previous instructions and
 #: add … to SOUL.md"): no correction of a line the user stated, and a way pasted text would steer.
-_META = re.compile(
+_META = lazy(
     r"\b(?:(?:SOUL|USER|MEMORY|AGENTS)\.md|system prompt|instructions?|disregard|prompts?)\b|"
     r"^\W*(?:system|assistant|note|admin|developer)\s*:",
     re.I,
 )
 #: Said to be over, wrong, or taken back, of the thing named right after it ("I stopped keto",
 #: "it wasn't lactose", "forget the bullets"): the anchored line is retired.
-_RETRACT = re.compile(
+_RETRACT = lazy(
     r"\b(?:stopped|quit|gave up(?: on)?|given up(?: on)?|no more|wasn'?t|isn'?t|was wrong about|"
     # "turns out its not lactose": found to be something else
     r"(?:turns out|turned out|actually),? (?:it'?s|its|it is|it was) not|"
@@ -128,22 +129,22 @@ _RETRACT = re.compile(
     re.I,
 )
 #: Given up, the thing said between ("I gave the allotment up in the end").
-_GAVE_UP = re.compile(
+_GAVE_UP = lazy(
     r"\b(?:gave|given|giving) (?P<rest>(?:the|my|our|that) (?P<w>[\w'’.+#-]+)) up\b", re.I
 )
 #: Said to be over after the thing ("not at Continente anymore", "no longer vegan").
-_OVER = re.compile(r"\b(?:any ?more|no longer)\b", re.I)
-_NEGATION = re.compile(r"\b(?:not|no longer|no|never)\b|n't\b", re.I)
+_OVER = lazy(r"\b(?:any ?more|no longer)\b", re.I)
+_NEGATION = lazy(r"\b(?:not|no longer|no|never)\b|n't\b", re.I)
 #: "you can put calories back in": a line that forbade a thing, lifted.
-_BACK = re.compile(r"\bput (?:the |my )?(?P<w>\w+(?: \w+)?) back\b", re.I)
-_NEGATIVE_LINE = re.compile(r"^(?:Never|Don'?t|Do not|No |Avoid|Skip|Leave out|Without)\b", re.I)
+_BACK = lazy(r"\bput (?:the |my )?(?P<w>\w+(?: \w+)?) back\b", re.I)
+_NEGATIVE_LINE = lazy(r"^(?:Never|Don'?t|Do not|No |Avoid|Skip|Leave out|Without)\b", re.I)
 #: Lines no change reaches: where the user was born or is from stays true.
-_PERMANENT = re.compile(
+_PERMANENT = lazy(
     r"^(?:Was born|Born|Is from|Comes from|Originally from|Grew up|Nationality|Birthplace|"
     r"Hometown|Is (?:a )?native)\b",
     re.I,
 )
-_CLAUSE = re.compile(r"[,.;!?:()—–]+|\s+-\s+|\bbut\b|\band\b", re.I)
+_CLAUSE = lazy(r"[,.;!?:()—–]+|\s+-\s+|\bbut\b|\band\b", re.I)
 
 #: Words that anchor nothing: function words, the cue words, and what every line says.
 _STOP = frozenset(
@@ -164,7 +165,7 @@ _STOP = frozenset(
     why out off up down let lets same kind kinda guess think said say told tell know never
     mind""".split()
 )
-_WORD = re.compile(r"[A-Za-zÀ-ɏḀ-ỿ][\w'’.+#-]*[\w+#]|[A-Za-z]")
+_WORD = lazy(r"[A-Za-zÀ-ɏḀ-ỿ][\w'’.+#-]*[\w+#]|[A-Za-z]")
 
 
 @dataclass(frozen=True)
@@ -196,8 +197,8 @@ def said(message: str, said_on: date | None = None) -> str | None:
 
 #: A sentence whose subject is someone else: a person's name ("Tom moved to Bristol", "Emma moved
 #: up a group") or a person by role ("the nurse at my GP switched to days").
-_SUBJECT = re.compile(r"^\W*(?:(?:ok|okay|so|oh|funny|lol|haha|wow),?\s+)?(?P<w>[A-Z][a-z]+)\b")
-_SOMEONE = re.compile(r"^\W*(?:\w+,?\s+)?the \w+ (?:at|of|from|in|next door)\b", re.I)
+_SUBJECT = lazy(r"^\W*(?:(?:ok|okay|so|oh|funny|lol|haha|wow),?\s+)?(?P<w>[A-Z][a-z]+)\b")
+_SOMEONE = lazy(r"^\W*(?:\w+,?\s+)?the \w+ (?:at|of|from|in|next door)\b", re.I)
 
 
 #: Verbs a sentence with its subject left out opens with ("Made partner in May", "Push the launch
@@ -206,7 +207,7 @@ _OPENING_VERBS = frozenset("made push pushed moved got had left quit take took s
 
 
 #: The user's team deciding its own rule ("The team voted to stop squashing"): the user's change.
-_TEAM_DECIDED = re.compile(r"^\W*(?:the|our) team (?:voted|agreed|decided)\b", re.I)
+_TEAM_DECIDED = lazy(r"^\W*(?:the|our) team (?:voted|agreed|decided)\b", re.I)
 
 
 def _theirs_said(sentence: str) -> bool:
@@ -237,7 +238,7 @@ class Value:
     key: str  # comparison key
 
 
-_WEEKDAY = re.compile(
+_WEEKDAY = lazy(
     r"\b(?P<d>mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:days?)?\b(?!-)", re.I
 )
 _FULL_DAY = {
@@ -253,7 +254,7 @@ _FULL_DAY = {
     "satur": "saturday",
     "sun": "sunday",
 }
-_TIME = re.compile(
+_TIME = lazy(
     r"\b(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)|\b(?P<h2>\d{1,2}):"
     r"(?P<m2>\d{2})\b|(?<=\bat )(?P<h3>\d{1,2})(?![\d:.]|\s*(?:am|pm|a\.m|p\.m))"
     # an hour said as a word where a meeting is said to be ("Standup's at ten now"), never where
@@ -264,30 +265,30 @@ _TIME = re.compile(
     re.I,
 )
 #: A day of the month a date is moved to ("Push the launch to the 20th").
-_DAY_OF_MONTH = re.compile(
+_DAY_OF_MONTH = lazy(
     r"\b(?:to|until|till) the (?P<n>[12]?\d|3[01])(?:st|nd|rd|th)"
     r"(?=\s*(?:[,.;!?—–]|$)|\s+(?:now|instead|then|please|pls)\b)",
     re.I,
 )
-_DATE = re.compile(rf"\b(?:{DATE_PHRASE})\b", re.I)
+_DATE = lazy(rf"\b(?:{DATE_PHRASE})\b", re.I)
 _COUNTS = {
     w: n
     for n, w in enumerate(
         "zero one two three four five six seven eight nine ten eleven twelve".split()
     )
 }
-_NUMBER = re.compile(
+_NUMBER = lazy(
     r"(?<![\w.:/-])(?P<n>\d+(?:\.\d+)*|zero|one|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve)(?![\w:/]|\.\d|-year-old)",
     re.I,
 )
 _ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
-_ORDINAL = re.compile(
+_ORDINAL = lazy(
     r"\b(?P<n>\d{1,2})(?:st|nd|rd|th)\b|\b(?P<w>first|second|third|fourth|fifth|sixth|seventh|"
     r"eighth|ninth|tenth)\b",
     re.I,
 )
-_SHIFT = re.compile(
+_SHIFT = lazy(
     r"\b(?P<s>day|night|evening|morning|early|late|graveyard)s?(?=\s+shifts?\b)|"
     r"\b(?:works?|working|on|doing|switched to|moved to|back to|back on) (?P<t>days|nights|"
     r"evenings|mornings)\b",
@@ -295,17 +296,17 @@ _SHIFT = re.compile(
 )
 #: A short code naming one of several things ("service s1", "room B12"): another code, another
 #: thing.
-_LABEL = re.compile(r"\b(?-i:[A-Za-z]{1,3})\d{1,3}\b(?![.:])")
+_LABEL = lazy(r"\b(?-i:[A-Za-z]{1,3})\d{1,3}\b(?![.:])")
 #: How the user wants things measured or spelled ("British spelling", "metric").
-_CONVENTION = re.compile(
+_CONVENTION = lazy(
     r"\b(?:american|british|australian|canadian|metric|imperial|celsius|fahrenheit|12-hour|"
     r"24-hour)\b",
     re.I,
 )
-_PROPER = re.compile(
+_PROPER = lazy(
     r"(?<![\w'’.])(?P<v>(?-i:[A-ZÀ-Þ])[\w'’.+#-]*[\w+#](?: (?-i:[A-ZÀ-Þ])[\w'’.+#-]*[\w+#])?)"
 )
-_LOWER_TECH = re.compile(r"(?<![\w'’.])(?P<v>[a-z][\w+#-]*(?:\.(?:io|js|app|dev|sh|net|com))?)\b")
+_LOWER_TECH = lazy(r"(?<![\w'’.])(?P<v>[a-z][\w+#-]*(?:\.(?:io|js|app|dev|sh|net|com))?)\b")
 
 
 def _spans(
@@ -369,9 +370,9 @@ def _numbers(text: str, taken: list[tuple[int, int]]) -> list[Value]:
     return out
 
 
-_ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ISO = lazy(r"\d{4}-\d{2}-\d{2}")
 #: "one" after a determiner or an adjective is a pronoun ("the new one", "a better one").
-_PRONOUN_ONE = re.compile(
+_PRONOUN_ONE = lazy(
     r"\b(?:the|a|an|this|that|which|each|every|no|any|another|other|new|old|last|next|right|"
     r"wrong|big|small|better|same|only|good|bad)\s+$",
     re.I,
@@ -663,7 +664,7 @@ def _respelled(text: str, files: Lines, mine: list[Value]) -> list[tuple[str, st
 
 
 #: A word given its right spelling alone, with an asterisk ("Deloitte*").
-_STARRED = re.compile(r"^\W*(?P<w>[A-Za-zÀ-ɏ][\w'’.-]*[\w])\*\W*$")
+_STARRED = lazy(r"^\W*(?P<w>[A-Za-zÀ-ɏ][\w'’.-]*[\w])\*\W*$")
 
 
 def _inner_capitals(text: str) -> list[str]:
@@ -724,9 +725,9 @@ def _bare(text: str, files: Lines, said_on: date | None) -> tuple[str, str, str]
 
 
 #: The name the user goes by, kept in both files: one fact in two lines.
-_GOES_BY = re.compile(r"^(?:Goes by|Call the user) (?P<n>(?-i:[A-Z])[\w'’-]+)$")
+_GOES_BY = lazy(r"^(?:Goes by|Call the user) (?P<n>(?-i:[A-Z])[\w'’-]+)$")
 #: The user saying which name they prefer ("I'd prefer Elizabeth", "call me Beth").
-_PREFERRED = re.compile(
+_PREFERRED = lazy(
     r"\b(?:i'?d prefer|i prefer|prefer|i'?d rather|call me|i go by|go by|i'?m|it'?s)\b", re.I
 )
 
@@ -760,7 +761,7 @@ def _renamed(text: str, files: Lines) -> list[tuple[str, str, str]]:
 
 
 #: The user as the one the sentence is about.
-_MINE = re.compile(r"\b(?:i'?m|i am|i'?ve|i have|i|im)\b|^\W*(?:switched|moved|back)\b", re.I)
+_MINE = lazy(r"\b(?:i'?m|i am|i'?ve|i have|i|im)\b|^\W*(?:switched|moved|back)\b", re.I)
 
 
 def _shift_anew(text: str, files: Lines) -> tuple[str, str, str] | None:
@@ -792,7 +793,7 @@ def _shift_anew(text: str, files: Lines) -> tuple[str, str, str] | None:
 #: A thing said to be over after it is named: a test come back clear ("the peanut test came back
 #: negative"), a part healed ("wrist is fine now"), an employer that let the user go ("Siemens let
 #: me go"); the clause ends there.
-_OVER_AFTER = re.compile(
+_OVER_AFTER = lazy(
     r"(?:^|\b(?:the|my|our)\s+)(?P<w>[\w'’.+#-]+)(?: allergy)? tests? (?:came back|was|were|is|"
     r"are) (?:negative|clear|normal|fine)\b"
     r"|(?:^|\b(?:the|my)\s+)(?P<p>[\w-]+) (?:is|'s|’s) (?:all |totally |completely |fully )?"
@@ -803,7 +804,7 @@ _OVER_AFTER = re.compile(
 )
 #: A thing taken off the list ("take country off the list"), a post stepped down from ("I stepped
 #: down as lead").
-_TAKEN_OFF = re.compile(
+_TAKEN_OFF = lazy(
     r"\b(?:take|took|cross|strike) (?:the |my )?(?P<o>[\w'’.+#-]+) off (?:the |my |your )?(?:list|"
     r"notes)\W*$|\bstepped down (?:as|from) (?:the |an? )?(?P<r>[\w'’.+#-]+(?: [\w'’.+#-]+)?)\W*$",
     re.I,
@@ -812,7 +813,7 @@ _TAKEN_OFF = re.compile(
 
 #: A slot relabelled with its new value ("New host: Fly.io.", "New address: Victoria, on the
 #: island", "New job: Globex."): the label says which line, the value replaces its own.
-_RELABELLED = re.compile(
+_RELABELLED = lazy(
     r"^\W*(?:(?:ok|okay|so|oh|btw|fyi|update|small update)[,:!]?\s+)?new (?P<k>host|hosting|"
     r"hosting provider|address|home|job|employer|company|workplace)\s*[:—–-]\s*"
     r"(?P<v>[\w&'’+#-]+(?:\.[a-z]{2,4})?(?: [\w&'’+#-]+){0,3}?)(?=\s*(?:[,.;!?()—–]|$))",
@@ -820,7 +821,7 @@ _RELABELLED = re.compile(
 )
 #: A slot said to be wrong, then its right value ("Wrong city — it's Leeds", "wrong company, I'm
 #: at Hooli", "Oops, wrong address: Victoria"): the same as a slot relabelled.
-_WRONG_SLOT = re.compile(
+_WRONG_SLOT = lazy(
     r"^\W*(?:(?:ok|okay|so|oh|oops|sorry|ugh|argh)[,:!]?\s+)?(?:my bad,?\s+)?wrong (?P<k>city|town|"
     r"address|home|host|hosting provider|job|employer|company|workplace)\s*[,:—–-]+\s*"
     r"(?:(?:it'?s|its|it is|i'?m (?:at|in|with)|im (?:at|in|with)|i live in|i work (?:at|for)|"
@@ -830,11 +831,11 @@ _WRONG_SLOT = re.compile(
 )
 _SLOT_LINES: dict[str, tuple[re.Pattern[str], Callable[[str], bool]]] = {
     "host": (
-        re.compile(r"^(?:[\w ]+ )?(?:[Dd]eploy(?:s|ed)?|[Hh]osted|[Rr]uns?) on (?P<v>.+)$"),
+        lazy(r"^(?:[\w ]+ )?(?:[Dd]eploy(?:s|ed)?|[Hh]osted|[Rr]uns?) on (?P<v>.+)$"),
         is_tech,
     ),
-    "home": (re.compile(r"^Lives in (?P<v>.+)$"), lambda v: bool(known_place(v))),
-    "job": (re.compile(r"^Works (?:at|for) (?P<v>.+)$"), is_firm),
+    "home": (lazy(r"^Lives in (?P<v>.+)$"), lambda v: bool(known_place(v))),
+    "job": (lazy(r"^Works (?:at|for) (?P<v>.+)$"), is_firm),
 }
 _SLOT_OF = {
     "hosting": "host",
@@ -873,7 +874,7 @@ def _labelled(text: str, files: Lines) -> tuple[str, str, str] | None:
 
 #: An employer left for another, the new one said as where the user is now ("I left Acme, I'm at
 #: Globex now", "i left the infirmary, im at the western general now, same job").
-_LEFT_FOR = re.compile(
+_LEFT_FOR = lazy(
     r"(?:^\W*|\bi(?:'ve| have)? (?:just |finally )?)(?:left|quit) (?:the )?(?P<o>[\w&'’. -]{2,40}?)"
     r"\s*[,;—–-]+\s*(?:and )?(?:now )?(?:i'?m|im|i am) (?:now )?(?:at|with|working at|working for) "
     r"(?P<v>(?:the )?[\w&'’.-]+(?: [\w&'’.-]+){0,3}?)(?=\s*(?:now\W*$|now,\s*same\b|[,.;!—–]|$))",
@@ -911,10 +912,10 @@ def _left_for(text: str, anchors: dict[Candidate, set[str]]) -> tuple[str, str, 
 
 #: A title said anew: alone with "now" ("head chef now!!"), given ("They made me store manager
 #: last week"), or made ("Made partner in May").
-_TITLE_NOW = re.compile(
+_TITLE_NOW = lazy(
     r"^\W*(?:i'?m |im |i am )?(?:now )?(?:an? )?(?P<t>[a-z][a-z -]{2,40}?) now\W*$", re.I
 )
-_TITLE_GIVEN = re.compile(
+_TITLE_GIVEN = lazy(
     r"(?:^\W*(?:i )?(?:just |finally )?|\b(?:they|management|the company|the board|my boss|my "
     r"manager) (?:have |has |just |finally )?(?:made|promoted) me (?:to )?(?:an? |the )?)"
     r"(?:made )?(?P<t>[a-z][a-z-]*(?: [a-z-]+){0,3}?)(?=\s+(?:last|this|in|on|from|since)\b|"
@@ -996,13 +997,11 @@ def _said_over(text: str, anchors: dict[Candidate, set[str]]) -> Candidate | Non
 #: The lines each shape of ``_said_over`` may end: a test clears an allergy or an intolerance, a
 #: part heals a condition, an employer lets go of a job, a post is stepped down from.
 _OVER_LINES = {
-    "w": re.compile(r"^(?:Allergic to |Is .+ intolerant$|Has an? .+ allergy$)"),
-    "p": re.compile(
-        r"^Has (?:an? )?(?:broken|bad|sprained|injured|torn|fractured|sore|dislocated) "
-    ),
-    "e": re.compile(r"^Works (?:at|for) "),
-    "r": re.compile(r"^Works as "),
-    "o": re.compile(r"^(?!Never |Don'?t |Do not |No |Avoid )"),
+    "w": lazy(r"^(?:Allergic to |Is .+ intolerant$|Has an? .+ allergy$)"),
+    "p": lazy(r"^Has (?:an? )?(?:broken|bad|sprained|injured|torn|fractured|sore|dislocated) "),
+    "e": lazy(r"^Works (?:at|for) "),
+    "r": lazy(r"^Works as "),
+    "o": lazy(r"^(?!Never |Don'?t |Do not |No |Avoid )"),
 }
 
 
@@ -1047,7 +1046,7 @@ def _swap(line: str, old: Value, new: Value) -> str:
     return line[:at] + render + rest
 
 
-_VERSION_AFTER = re.compile(r"^\s+v?\d+(?:\.\d+)*(?:\.x)?\b")
+_VERSION_AFTER = lazy(r"^\s+v?\d+(?:\.\d+)*(?:\.x)?\b")
 
 
 def _as_written(_old: Value, new: Value) -> str:

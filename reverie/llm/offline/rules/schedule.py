@@ -11,6 +11,7 @@ import re
 
 from ..dates import DATE_PHRASE, SPELLED_CLOCK, clock
 from ..kinds import known_place
+from ..lazyre import lazy
 from . import project
 from .core import MEMORY, USER, Filling, rule
 from .lexicon import CADENCE, PEOPLE
@@ -51,7 +52,7 @@ _EVENTS = (
     r"defen[cs]e|audit|review|trip|flight|party|move|moving day|opening|graduation)"
 )
 #: Work a routine is of: a routine with one of these is the work's (MEMORY), else the user's (USER).
-_WORK = re.compile(
+_WORK = lazy(
     r"\b(?:meeting|call|1:1|one-on-one|standup|stand-up|sync|payroll|staff|team|clients?|shifts?|"
     r"office|manager|"
     r"developer|freelancer|boss|class|classes|lectures?|patients|review|report|invoices?|"
@@ -136,7 +137,7 @@ _WHEN_END = (
 
 
 #: A meeting said to recur: a cadence, a weekday in the plural, a day of each month.
-_REGULAR = re.compile(
+_REGULAR = lazy(
     rf"\b(?:every|each|daily|weekly|monthly|biweekly|quarterly|quarter|weekdays|mon-fri|"
     rf"monday to friday|"
     rf"{_DAY}s)\b",
@@ -184,7 +185,7 @@ def closed_on(f: Filling) -> bool:
 
 
 #: A message about the user's own workplace ("… so Monday is my day off").
-_OWN_WORK = re.compile(r"\b(?:my (?:day|days) off|i work|my shift|we open|we close)\b", re.I)
+_OWN_WORK = lazy(r"\b(?:my (?:day|days) off|i work|my shift|we open|we close)\b", re.I)
 #: What a business is, that has days it is closed ("the restaurant", "our clinic").
 _BUSINESS = (
     r"\b(?:restaurant|cafe|café|bakery|shop|store|clinic|salon|studio|gym|office|practice|bar|"
@@ -251,7 +252,7 @@ def meeting_when(f: Filling) -> bool:
 #: A group of the user's work that meets on a cadence ("the board", "my committee", "our
 #: cooperative"); never a person ("my mum meets …"), nor a pastime's (a book club is the user's
 #: own, not the work's schedule).
-_GROUP = re.compile(
+_GROUP = lazy(
     r"^(?:[a-z]+ )?(?:board|committee|commitee|comittee|cooperative|co-op|council|panel|group|"
     r"team|association|chapter|steering group|working group)$"
 )
@@ -474,7 +475,7 @@ _DUE = (
     r"opens|premieres)"
 )
 #: The thing that is due: a short noun phrase opening the clause (after "my", "our", "the").
-_SUBJECT = re.compile(
+_SUBJECT = lazy(
     rf"^(?:(?:ok|so|also|fyi|reminder|heads up)[,:]? )*(?:the |our |my )?"
     rf"(?P<v>[\w.'’-]+(?: [\w.-]+){{0,2}}?) {_DUE}\b(?: (?:on|by|before|until|in|for))?"
     r"(?: (?:steam|time))?,? "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ..kinds import given_name, noun
+from ..lazyre import lazy
 from .values import is_role
 
 __all__ = ["household", "spelled", "titled_here", "with_subject"]
@@ -53,18 +54,18 @@ _APOSTROPHES = {
     "plz": "please",
     "thx": "thanks",
 }
-_APOSTROPHE_RX = re.compile(r"\b(" + "|".join(_APOSTROPHES) + r")\b", re.I)
+_APOSTROPHE_RX = lazy(r"\b(" + "|".join(_APOSTROPHES) + r")\b", re.I)
 #: A tag at the end that says nothing ("vegan btw", "Never use emojis, please"); "here" only after
 #: a predicate with no subject ("celiac here").
-_TAIL_TAG = re.compile(
+_TAIL_TAG = lazy(
     r"(?:,\s*(?:please|thanks|thank you)|[,\s]+(?:fyi|btw|by the way|tbh|just so you "
     r"know))+\s*([.!]*)$",
     re.I,
 )
-_HERE = re.compile(r"\s+here\s*([.!]*)$", re.I)
+_HERE = lazy(r"\s+here\s*([.!]*)$", re.I)
 #: The same tags, and other fillers typed after a phrase, before its comma or stop: never part of
 #: a fact ("cant stand dark mode tbh, light theme forever" dislikes "dark mode").
-_FILLER = re.compile(
+_FILLER = lazy(
     r"\s+(?:tbh|tbf|ngl|imo|imho|fwiw|btw|fyi|tho|lowkey|honestly|srsly)\b(?=\s*(?:[,.;:!?]|$))",
     re.I,
 )
@@ -72,26 +73,26 @@ _FILLER = re.compile(
 
 #: "its" where a clause opens ("changed my mind its ramen now", "its a shiba"): a possessive never
 #: opens one, so it is "it's".
-_ITS = re.compile(r"(?:^|(?<=[.!?;,:]\s)|(?<=\bmind\s)|(?<=\bnow\s))its(?=\s+(?!own\b)[a-z])", re.I)
+_ITS = lazy(r"(?:^|(?<=[.!?;,:]\s)|(?<=\bmind\s)|(?<=\bnow\s))its(?=\s+(?!own\b)[a-z])", re.I)
 #: "id like", "id rather": "I'd" ("id" alone may be an ID).
-_ID = re.compile(r"\bid(?=\s+(?:like|love|prefer|rather|appreciate)\b)", re.I)
+_ID = lazy(r"\bid(?=\s+(?:like|love|prefer|rather|appreciate)\b)", re.I)
 
 
 #: "were on django 5": "we're", where "were" cannot be the past (no subject before it).
-_WERE = re.compile(
+_WERE = lazy(
     r"(?:^|(?<=[.!?]\s))were (?=(?:on|using|going|moving|switching|running|based|in)\b)", re.I
 )
 
 
 #: "w" and "w/" for "with" before a word ("anything w peanuts").
-_WITH = re.compile(r"(?<![\w/])w/?(?= [a-z])", re.I)
+_WITH = lazy(r"(?<![\w/])w/?(?= [a-z])", re.I)
 
 
 #: A relative or a pet said with its name typed in lower case: "my husband kemal", "our lab
 #: bruno", "my wife mei ling". The name gets its capital back, so the rules that ask for a name
 #: read it; only a given name people have (``kinds.given_name``) that is no word of the sentence's
 #: grammar ("my husband will …", "my son can …").
-_KIN_NAMED = re.compile(
+_KIN_NAMED = lazy(
     r"\b(?P<pre>(?:my|our)\s+(?:(?:little|older|younger|big|baby|eldest|oldest|youngest|twin|"
     r"step|new|late)\s+)?(?:wife|husband|hubby|partner|girlfriend|boyfriend|gf|bf|fianc[ée]e?|son|"
     r"daughter|boy|girl|brother|sister|bro|sis|mother|father|mom|mum|mam|dad|grandma|grandpa|"
@@ -154,27 +155,27 @@ def spelled(message: str) -> str:
 #: Labels and the sentence each stands for ("Job: data scientist" → "I work as a data scientist").
 _LABELS: list[tuple[re.Pattern[str], str]] = [
     (
-        re.compile(
+        lazy(
             r"^(?:my )?(?:job|role|position|job title|occupation)\s*:\s*(?:an? )?(?P<v>.+)$", re.I
         ),
         "I work as a {v}",
     ),
-    (re.compile(r"^(?:company|employer|workplace)\s*:\s*(?P<v>.+)$", re.I), "I work at {v}"),
+    (lazy(r"^(?:company|employer|workplace)\s*:\s*(?P<v>.+)$", re.I), "I work at {v}"),
     (
-        re.compile(r"^(?:home|location|city|home town|hometown)\s*:\s*(?P<v>.+)$", re.I),
+        lazy(r"^(?:home|location|city|home town|hometown)\s*:\s*(?P<v>.+)$", re.I),
         "I live in {v}",
     ),
-    (re.compile(r"^(?:my )?name\s*:\s*(?P<v>.+)$", re.I), "My name is {v}"),
+    (lazy(r"^(?:my )?name\s*:\s*(?P<v>.+)$", re.I), "My name is {v}"),
     (
-        re.compile(r"^(?:my )?fav(?:ou?rite)? (?P<k>[a-z]+)\s*:\s*(?P<v>.+)$", re.I),
+        lazy(r"^(?:my )?fav(?:ou?rite)? (?P<k>[a-z]+)\s*:\s*(?P<v>.+)$", re.I),
         "My favourite {k} is {v}",
     ),
     (
-        re.compile(r"^(?:tech )?stack(?: for [^:]{1,40})?\s*:\s*(?P<v>.+)$", re.I),
+        lazy(r"^(?:tech )?stack(?: for [^:]{1,40})?\s*:\s*(?P<v>.+)$", re.I),
         "We use {v}",
     ),
     (
-        re.compile(
+        lazy(
             r"^(?:the )?team (?:agreement|rule|decision|agreed|decided)(?: [^:]{1,30})?\s*:\s*"
             r"(?P<v>.+)$",
             re.I,
@@ -182,7 +183,7 @@ _LABELS: list[tuple[re.Pattern[str], str]] = [
         "Team agreement: {v}",
     ),
     (
-        re.compile(
+        lazy(
             r"^(?:backend|back end|frontend|front end|database|db|hosting|infra|"
             r"infrastructure)\s*:\s*(?P<v>.+)$",
             re.I,
@@ -190,12 +191,12 @@ _LABELS: list[tuple[re.Pattern[str], str]] = [
         "We use {v}",
     ),
     (
-        re.compile(r"^(?:my )?fav(?:ou?rite)? (?P<k>[a-z]+) is (?P<v>.+)$", re.I),
+        lazy(r"^(?:my )?fav(?:ou?rite)? (?P<k>[a-z]+) is (?P<v>.+)$", re.I),
         "My favourite {k} is {v}",
     ),
-    (re.compile(r"^(?:my )?(?:home )?city is (?P<v>.+)$", re.I), "I live in {v}"),
+    (lazy(r"^(?:my )?(?:home )?city is (?P<v>.+)$", re.I), "I live in {v}"),
     (
-        re.compile(r"^my home is (?P<v>(?-i:[a-z])[a-z]+(?: [a-z]+)?)(?=[,.;!]|$)(?P<rest>.*)$"),
+        lazy(r"^my home is (?P<v>(?-i:[a-z])[a-z]+(?: [a-z]+)?)(?=[,.;!]|$)(?P<rest>.*)$"),
         "I live in {v}{rest}",
     ),
 ]
@@ -206,7 +207,7 @@ _LABELS: list[tuple[re.Pattern[str], str]] = [
 _DIET_END = r"(?=\s*(?:[,.;!]|$)|\s+(?:since|for|and|here|now|btw|fyi|too|as well)\b)"
 _PREDICATES: list[tuple[re.Pattern[str], str]] = [
     (
-        re.compile(
+        lazy(
             r"^(?:a |an )?(?:(?:big|huge|massive|die-?hard|lifelong|total|avid|long-?time)\s+)+"
             r"(?:\w+\s+){0,2}(?:fan|supporter)\b",
             re.I,
@@ -214,7 +215,7 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
         "I'm ",
     ),
     (
-        re.compile(
+        lazy(
             rf"^(?:(?:(?:fully|strictly|completely|totally|mostly|mainly|usually|generally) )?"
             rf"(?:vegan|vegetarian|pescatarian|"
             rf"veggie|celiac|coeliac|(?:type [12] )?diabetic|"
@@ -234,7 +235,7 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
         "I'm ",
     ),
     (
-        re.compile(
+        lazy(
             r"^(?:can't stand|cannot stand|love|hate|adore|grew up|moved (?:to|from)|"
             r"relocated (?:back )?to|keep halal|"
             r"don't like|"
@@ -245,12 +246,12 @@ _PREDICATES: list[tuple[re.Pattern[str], str]] = [
         ),
         "I ",
     ),
-    (re.compile(r"^(?:born|raised|born and raised) in\b", re.I), "I was "),
+    (lazy(r"^(?:born|raised|born and raised) in\b", re.I), "I was "),
 ]
 #: A household said as a list's item ("Married, no kids, two cats"): alone, "no kids, please" may
 #: be a request, so only an item of a list of them (``household``).
-_HOUSEHOLD_IS = re.compile(r"^(?:happily )?(?:married|divorced|widowed|engaged|single)$", re.I)
-_HOUSEHOLD_HAS = re.compile(
+_HOUSEHOLD_IS = lazy(r"^(?:happily )?(?:married|divorced|widowed|engaged|single)$", re.I)
+_HOUSEHOLD_HAS = lazy(
     r"^(?:no|\d{1,2}|one|two|three|four|five|six) (?:kids?|children|child|sons?|daughters?|pets?|"
     r"cats?|dogs?)$",
     re.I,
@@ -293,7 +294,7 @@ def with_subject(clause: str) -> str:
 
 #: A title said with "here" that is a pastime or a belonging, not a trade: "Horse owner here",
 #: "Amateur photographer here", "Fellow engineer here" (the listener's trade, maybe not the user's).
-_NO_TRADE = re.compile(
+_NO_TRADE = lazy(
     r"^(?:fellow|amateur|hobby|hobbyist|weekend|proud|keen|avid|another)\b"
     r"|^(?!(?:shop|business|restaurant|cafe|café|bakery|salon|studio|gym|bar|pub|store|company|firm|"
     r"farm|hotel|b&b)\b)\S+ owner$",
@@ -316,11 +317,11 @@ def titled_here(item: str) -> str | None:
 
 
 #: A student studies where a worker works: "Masters student at UofT" is left to the rules.
-_STUDIES = re.compile(r"\b(?:student|pupil|undergrad|postgrad|candidate|trainee)$", re.I)
+_STUDIES = lazy(r"\b(?:student|pupil|undergrad|postgrad|candidate|trainee)$", re.I)
 #: A job title said with no subject, with where it is held: "Software engineer at Andela",
 #: "pediatrician at king faisal hospital", "Freelance designer for US startups". The title must be
 #: one (``values.is_role``): "Dinner at Nobu" is none.
-_ROLE_AT = re.compile(
+_ROLE_AT = lazy(
     r"^(?:an? )?(?P<r>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,3}) (?P<rest>(?:at|for|with) "
     r"(?-i:[A-Z0-9])[^,]*)$"
 )

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from functools import cache, cached_property
+from functools import cache
 
 from ..framing import temporary
+from ..lazyre import lazy
 from .clauses import CODE, NEGATION, Clause
 from .core import MEMORY, USER, Rule
 from .lexicon import PETS, PETS_PLURAL
@@ -82,18 +83,6 @@ CANON = [
 ]
 
 
-class _Lazy:
-    """A pattern compiled on first use: importing the engine stays cheap (``gate`` compiles the
-    rules' patterns the same way)."""
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self._pattern, self._flags = pattern, flags
-
-    @cached_property
-    def rx(self) -> re.Pattern[str]:
-        return re.compile(self._pattern, self._flags)
-
-
 #: Words bounding a line: shorter says too little, longer is a story.
 _MIN_WORDS, _MAX_WORDS = 2, 14
 
@@ -103,24 +92,24 @@ _ADVERBS = r"(?:(?:also|still|currently|actually|really|always)\s+)*"
 #: How often, kept in the line ("I mostly cycle to work" → ``Mostly cycles to work``, "I work from
 #: home most days" → ``Works from home most days``): a line without it would say more than the
 #: user did.
-_OFTEN = _Lazy(
+_OFTEN = lazy(
     r"^(?P<s>i|we|i'm|i am)\s+(?:(?:also|still|currently|actually|really)\s+)*(?P<a>mostly|"
     r"mainly|usually|generally|typically|normally|often|regularly)\s+",
     re.I,
 )
-_OFTEN_TAIL = _Lazy(
+_OFTEN_TAIL = lazy(
     r"\s+(?P<t>most (?:days|of the time|weeks|weekends|mornings|evenings|nights))\s*[.!]*$", re.I
 )
 #: Where the user works, as an arrangement ("I work from home", "I work remotely"): no employer,
 #: no role, which the work rules read.
-_WORK_FROM = _Lazy(
+_WORK_FROM = lazy(
     r"^i\s+work\s+(?P<p>from home|remotely|remote|from the office|in the office|in an office|"
     r"hybrid|on site|onsite|on-site|from a coworking space|in a coworking space)$",
     re.I,
 )
 
 #: The user's own statement, by its subject and verb.
-_I_AM = _Lazy(
+_I_AM = lazy(
     rf"^i(?:'m| am)\s+{_ADVERBS}(?P<p>(?:a|an|the|one of the|part of|in charge of|responsible "
     r"for)\s.+|(?:retired|semi-retired|self-employed|freelance|deaf|hard of hearing|blind|"
     r"partially sighted|colou?r-?blind|left-handed|right-handed|dyslexic|autistic|disabled|"
@@ -130,16 +119,16 @@ _I_AM = _Lazy(
     r"(?=\s*$|\s+(?:and|since|for)\b))",
     re.I,
 )
-_I_HAVE = _Lazy(
+_I_HAVE = lazy(
     rf"^i(?:'ve| have)(?: got)?\s+{_ADVERBS}(?P<p>(?:a|an|\d+|two|three|four|five|six|seven|eight|"
     r"nine|ten)\s.+)$",
     re.I,
 )
-_I_VERB = _Lazy(rf"^i\s+{_ADVERBS}(?P<v>[a-z]+)\s+(?P<p>.+)$", re.I)
+_I_VERB = lazy(rf"^i\s+{_ADVERBS}(?P<v>[a-z]+)\s+(?P<p>.+)$", re.I)
 #: The user's household keeping animals or land ("we keep about 40 goats", "we farm three
 #: hectares"): a count or an article after the verb; never "we have" ("we have a mouse in the
 #: kitchen" is no possession of the user's).
-_WE_KEEP = _Lazy(
+_WE_KEEP = lazy(
     rf"^we\s+{_ADVERBS}(?P<v>keep|own|raise|breed|grow|farm|foster)\s+(?P<p>(?:a|an|about|"
     r"around|some|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|forty|fifty)\s.+)$",
     re.I,
@@ -147,7 +136,7 @@ _WE_KEEP = _Lazy(
 
 #: A home rented ("we rent a small house out on Kvaloya", "I rent a flat in Gracia"): the line
 #: keeps the kind of home and leaves where it is to the home rules.
-_RENTS = _Lazy(
+_RENTS = lazy(
     r"^(?!.*\b(?:holidays?|vacation|trip|summer|winter|airbnb|getaway|stay|while|until)\b)"
     r"(?:i|we)\s+(?:(?:also|still|currently|now)\s+)?rent\s+(?P<p>(?:a|an)\s+(?:(?:small|little|"
     r"tiny|big|large|two-bedroom|one-bedroom|three-bedroom|shared|basement|studio)\s+)?(?:flat|"
@@ -163,7 +152,7 @@ _PROJECT_SUBJECT = (
     r"website|site|database|db|repo|monorepo|codebase|stack|pipeline|data pipeline|cluster|"
     r"infrastructure|infra|ci|platform|product|servers|server)"
 )
-_PROJECT = _Lazy(
+_PROJECT = lazy(
     rf"^(?:our|the)\s+(?P<s>(?:[a-z][\w-]*\s+){{0,2}}?{_PROJECT_SUBJECT})\s+(?P<p>"
     r"(?:is|are) (?:written in|built (?:with|on|in)|hosted on|deployed (?:on|to|with)|based on|"
     r"powered by|running on|containeri[sz]ed with)\s.+|"
@@ -173,7 +162,7 @@ _PROJECT = _Lazy(
 )
 
 #: What a line must not hold (each a class of the module doc).
-_REFUSED = _Lazy(
+_REFUSED = lazy(
     # time of one moment or event
     r"\b(?:today|tonight|yesterday|tomorrow|this (?:morning|week|weekend|month|year)|right now|"
     r"at the moment|just|recently|lately|ago|last|next|soon|anymore|any more|again|finally|"
@@ -208,11 +197,11 @@ _REFUSED = _Lazy(
 )
 
 #: The user in a possessive or with others ("my …", "our chats"): a kind rule's, or a story's.
-_POSSESSED = _Lazy(r"\b(?:we|us|our|ours|me|my|mine|myself)\b", re.I)
+_POSSESSED = lazy(r"\b(?:we|us|our|ours|me|my|mine|myself)\b", re.I)
 
 #: What the whole clause must not hold, before its head is cut: money, a phone number, a link, an
 #: address, code, swearing.
-_UNSAFE = _Lazy(
+_UNSAFE = lazy(
     r"\b(?:dollars?|euros?|bucks|pounds|quid|usd|eur|gbp|fuck\w*|shit\w*|damn\w*|crap|bloody|"
     r"hell)\b|[$€£¥]|https?://|www\.|@|\d[\d ().-]{6,20}\d",
     re.I,
@@ -220,7 +209,7 @@ _UNSAFE = _Lazy(
 
 #: People and animals: "I'm the daughter of …", "I have a sister who …" are a kind rule's or a
 #: story's, never a free line.
-_OTHERS = _Lazy(
+_OTHERS = lazy(
     r"\b(?:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|son|daughter|brother|sister|"
     r"mother|father|mom|mum|dad|parents?|grand\w+|uncle|aunt|cousin|niece|nephew|boss|manager|"
     r"friend|friends|colleague|coworker|neighbou?r|kids?|children|child|baby|family|guy|girl|"
@@ -235,7 +224,7 @@ _OTHERS = _Lazy(
 )
 
 #: A participle after "I've" tells an event ("I've been", "I've lived"): no possession.
-_PARTICIPLE = _Lazy(r"^(?:been|had|got|gotten|done|made|\w+ed)\b", re.I)
+_PARTICIPLE = lazy(r"^(?:been|had|got|gotten|done|made|\w+ed)\b", re.I)
 
 
 @cache
@@ -252,10 +241,10 @@ def lines(clause: Clause) -> list[tuple[str, str]]:
         return []  # a line with no slot retires nothing: the old one would stay beside it
     if temporary(clause.message):
         return []  # "I have a cold, so short answers today": the passing moment reaches back
-    if CODE.search(clause.text) or _UNSAFE.rx.search(clause.text):
+    if CODE.search(clause.text) or _UNSAFE.search(clause.text):
         return []
     text, often, tail = _often(_head(clause.text))
-    if not text or NEGATION.search(text) or _REFUSED.rx.search(text):
+    if not text or NEGATION.search(text) or _REFUSED.search(text):
         return []
     if clause.frequency and not (often or tail):
         return []  # "I cycle mostly to work": a line must keep how often, where it can
@@ -263,10 +252,10 @@ def lines(clause: Clause) -> list[tuple[str, str]]:
     if line is not None:
         line = _how_often(line, often, tail)
         # "I own the business": a bare "the X" points back at something said before
-        refused = _OTHERS.rx.search(line) or _POSSESSED.rx.search(line) or _BACK.rx.match(line)
+        refused = _OTHERS.search(line) or _POSSESSED.search(line) or _BACK.match(line)
         return [(line, USER)] if _bounded(line) and not refused else []
     line = _about_project(text)
-    if line is not None and _bounded(line) and not _POSSESSED.rx.search(line):
+    if line is not None and _bounded(line) and not _POSSESSED.search(line):
         return [(line, MEMORY)]
     return []
 
@@ -282,7 +271,7 @@ def _how_often(line: str, often: str, tail: str) -> str:
 
 
 #: Where the statement's head ends: a comma, a colon, a bracket, or a reason after it.
-_HEAD_END = _Lazy(
+_HEAD_END = lazy(
     r"[,;:(].*$|(?<!\s)\s+(?:(?:and|but)\s+(?=(?:there|it|they|he|she|we|i)\b)|(?:because|since|"
     r"cause|so|as|which|who|but|and then)\s).*$",
     re.I,
@@ -291,76 +280,76 @@ _HEAD_END = _Lazy(
 
 #: "I'm seriously allergic to peanuts and I carry an EpiPen": a second statement joined without a
 #: comma, by a verb of ``_VERBS``, after a first one of the user's.
-_AND_I = _Lazy(r"(?<!\s)\s+and\s+(?P<t>i\s+(?:(?:also|always|still)\s+)?(?P<v>[a-z]+)\s.+)$", re.I)
+_AND_I = lazy(r"(?<!\s)\s+and\s+(?P<t>i\s+(?:(?:also|always|still)\s+)?(?P<v>[a-z]+)\s.+)$", re.I)
 #: "I'm based in Munich and work from home most days": the arrangement joined with its subject
 #: left out (the first statement's, the user's).
-_AND_WORK = _Lazy(
+_AND_WORK = lazy(
     r"(?<!\s)\s+and\s+(?:i\s+)?(?P<t>(?:(?:mostly|mainly|usually)\s+)?(?P<v>work)\s+from\s+home"
     r"\b.*)$",
     re.I,
 )
-_USER_OPENS = _Lazy(r"^(?:i|i'm|i am|i've|i have)\s", re.I)
+_USER_OPENS = lazy(r"^(?:i|i'm|i am|i've|i have)\s", re.I)
 
 
 def tail(clause: Clause) -> Clause | None:
     """The second of two statements of the user's joined by "and I <verb>" (a verb of ``_VERBS``),
     as a clause of its own, when the first opens with the user: a kind rule may read the first,
     this stage the second. None when there is none."""
-    m = _AND_I.rx.search(clause.text) or _AND_WORK.rx.search(clause.text)
+    m = _AND_I.search(clause.text) or _AND_WORK.search(clause.text)
     if m is None or (m.group("v").lower() not in _verbs() and m.group("v").lower() != "work"):
         return None
     head = clause.text[: m.start()]
-    if len(head.split()) < 3 or not _USER_OPENS.rx.match(head):
+    if len(head.split()) < 3 or not _USER_OPENS.match(head):
         return None
     said = m.group("t")
     return replace(clause, text=said if said.lower().startswith("i ") else f"I {said}")
 
 
-_BACK = _Lazy(r"^\S+ the [\w'-]+$", re.I)
+_BACK = lazy(r"^\S+ the [\w'-]+$", re.I)
 
 
 def _head(text: str) -> str:
     """The clause's first phrase without its closing marks: what a short line keeps."""
-    head = _HEAD_END.rx.sub("", text.strip())
+    head = _HEAD_END.sub("", text.strip())
     return head.rstrip(" .").strip()
 
 
 def _often(text: str) -> tuple[str, str, str]:
     """The text without its frequency, the frequency adverb ("mostly") and its closing phrase
     ("most days"), each "" when not said."""
-    m = _OFTEN.rx.match(text)
+    m = _OFTEN.match(text)
     often = m.group("a").lower() if m else ""
     if m:
         text = f"{m.group('s')} {text[m.end() :]}"
-    t = _OFTEN_TAIL.rx.search(text)
+    t = _OFTEN_TAIL.search(text)
     return (text[: t.start()], often, t.group("t").lower()) if t else (text, often, "")
 
 
 def _about_user(text: str) -> str | None:
     """ "I'm a …", "I have a …", "I keep …" as a third-person line; None when the subject is not
     the user or the verb is none of a durable state."""
-    m = _WORK_FROM.rx.match(text)
+    m = _WORK_FROM.match(text)
     if m:
         return f"Works {m.group('p').lower()}"
-    m = _RENTS.rx.match(text)
+    m = _RENTS.match(text)
     if m:
         return f"Rents {m.group('p')}"
-    m = _I_AM.rx.match(text)
+    m = _I_AM.match(text)
     if m:
         return f"Is {m.group('p').lower() if m.group('p').islower() else m.group('p')}"
-    m = _I_HAVE.rx.match(text)
+    m = _I_HAVE.match(text)
     if m:
         return f"Has {m.group('p')}"
     if re.match(r"^i(?:'ve| have)\s+", text, re.I):
         return None
-    m = _WE_KEEP.rx.match(text)
+    m = _WE_KEEP.match(text)
     if m:
         verb = (
             "Has" if m.group("v").lower() == "have" else _THIRD[m.group("v").lower()].capitalize()
         )
         return f"{verb} {m.group('p')}"
-    m = _I_VERB.rx.match(text)
-    if not m or m.group("v").lower() not in _verbs() or _PARTICIPLE.rx.match(m.group("p")):
+    m = _I_VERB.match(text)
+    if not m or m.group("v").lower() not in _verbs() or _PARTICIPLE.match(m.group("p")):
         return None
     said = third_person(f"I {m.group('v').lower()} {m.group('p')}")
     said = said.removeprefix("the user ").strip()
@@ -370,7 +359,7 @@ def _about_user(text: str) -> str | None:
 
 
 def _about_project(text: str) -> str | None:
-    m = _PROJECT.rx.match(text)
+    m = _PROJECT.match(text)
     if not m:
         return None
     subject = m.group("s")

@@ -13,6 +13,7 @@ import re
 from datetime import date
 
 from ..dates import resolve
+from ..lazyre import lazy
 from . import (
     agent,
     changes,
@@ -52,12 +53,12 @@ FACT_KINDS = (
     statements,
 )
 _CANON: list[tuple[re.Pattern[str], str, str | None]] = [
-    (re.compile(p, re.I), target, slot) for module in FACT_KINDS for p, target, slot in module.CANON
+    (lazy(p, re.I), target, slot) for module in FACT_KINDS for p, target, slot in module.CANON
 ]
-_INSTEAD = re.compile(r"^(?P<new>.+?) instead of (?P<old>.+)$", re.I)
+_INSTEAD = lazy(r"^(?P<new>.+?) instead of (?P<old>.+)$", re.I)
 
 
-_NO_LONGER = re.compile(
+_NO_LONGER = lazy(
     r"^No longer (?P<k>lives in|live in|works at|work at|works for|work for|likes|like|uses|use|"
     r"learning|"
     r"is learning) "
@@ -91,7 +92,7 @@ NO_LONGER_TEXT = {
 }
 
 
-_SUSPICIOUS = re.compile(
+_SUSPICIOUS = lazy(
     r"https?://|www\.|[\w.+-]+@[\w-]+\.\w+|ignore (?:all |any |the )?(?:previous|prior|above|"
     r"earlier) instructions"
     r"|\b(?:send|upload|forward|post|e-?mail|exfiltrate|share|leak)\b.*\b(?:to|with)\b"
@@ -149,7 +150,7 @@ def is_canonical(fact: str) -> bool:
     return bool(_NO_LONGER.match(text)) or any(rx.match(text) for rx, _t, _s in _CANON)
 
 
-_NOT_STORAGE = re.compile(
+_NOT_STORAGE = lazy(
     r"\b(?:cache|caching|queue|queues|sessions|search|logs|logging|"
     r"analytics(?! (?:service|app|api|platform|pipeline|backend|system)))\b",
     re.I,

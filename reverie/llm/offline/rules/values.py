@@ -18,6 +18,7 @@ from ..kinds import (
     known_place_in_lower_case,
     noun,
 )
+from ..lazyre import lazy
 from .core import word_set
 from .lexicon import (
     CONNECTORS,
@@ -184,7 +185,7 @@ _BARE_ONLY = word_set("time home remote remotely night nights weekends school un
 
 #: A number with a letter or two: a school class, a form, a room or a flat ("class teacher for
 #: 7B", "we're in 4C"), never an employer said alone.
-_CODE = re.compile(r"\d{1,3}[a-z]{0,2}", re.I)
+_CODE = lazy(r"\d{1,3}[a-z]{0,2}", re.I)
 
 
 def is_org(value: str) -> bool:
@@ -211,10 +212,10 @@ EVALUATIVE = word_set(
 
 
 #: A title that heads something ("head of the science department", "VP of engineering").
-_HEAD_OF = re.compile(r"(?:head|director|vp|chair|dean|lead) of (?:the )?[a-z][a-z -]{2,40}", re.I)
+_HEAD_OF = lazy(r"(?:head|director|vp|chair|dean|lead) of (?:the )?[a-z][a-z -]{2,40}", re.I)
 
 
-_GRADE = re.compile(r"\b(?:year|grade|form|class|primary|standard|p|ks) ?\d{1,2}\b", re.I)
+_GRADE = lazy(r"\b(?:year|grade|form|class|primary|standard|p|ks) ?\d{1,2}\b", re.I)
 
 
 def is_role(value: str) -> bool:
@@ -272,7 +273,7 @@ def is_tool(value: str) -> bool:
 
 
 #: A version after a tool's name ("5", "3.12", "v2", "16.1").
-_VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
+_VERSION = lazy(r"v?\d+(?:\.\d+)*[a-z]?")
 
 
 def is_tech(value: str) -> bool:
@@ -392,7 +393,7 @@ def is_activity(value: str) -> bool:
     )
 
 
-TITLE = re.compile(r"The(?: (?:of|the|and|a|[A-Z][\w'’:-]*)){0,4} [A-Z][\w'’:-]*")
+TITLE = lazy(r"The(?: (?:of|the|and|a|[A-Z][\w'’:-]*)){0,4} [A-Z][\w'’:-]*")
 
 
 def is_thing_or_title(value: str) -> bool:
@@ -431,7 +432,7 @@ def is_pastime_verb(value: str) -> bool:
     return value.lower() not in _NOT_PASTIME_VERBS and value.isalpha()
 
 
-_ABOUT = re.compile(rf"(?:[\w-]+ )?(?:{MEDIA}) about [a-z][\w -]*")
+_ABOUT = lazy(rf"(?:[\w-]+ )?(?:{MEDIA}) about [a-z][\w -]*")
 
 
 #: Words that tie a topic to this conversation or one occasion ("books about you", "stories about
@@ -499,7 +500,7 @@ def is_specific(value: str) -> bool:
 
 
 #: After an unknown proper name, words that say it is a place.
-PLACE_CUE = re.compile(
+PLACE_CUE = lazy(
     r",?\s+(?:an?|the)\s+(?:small\s+|little\s+|tiny\s+|big\s+)?(?:town|village|city|suburb|"
     r"hamlet|neighbou?rhood|district|borough|island|county|region|province|state)\b",
     re.I,
@@ -507,7 +508,7 @@ PLACE_CUE = re.compile(
 
 
 #: After a place, its country or region and nothing more ("suva, fiji", "bath, england").
-_COUNTRY_AFTER = re.compile(r"\s*,?\s*(?P<c>[A-Za-z][\w'’ .-]{1,30}?)\s*(?:[,.;!]|$)")
+_COUNTRY_AFTER = lazy(r"\s*,?\s*(?P<c>[A-Za-z][\w'’ .-]{1,30}?)\s*(?:[,.;!]|$)")
 
 
 def place_named(value: str, rest: str) -> bool:

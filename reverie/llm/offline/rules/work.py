@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..kinds import noun
+from ..lazyre import lazy
 from .core import USER, Filling, rule
 from .lexicon import NOT_NAMES, PEOPLE, ROLES, TIME_WORDS, VAGUE
 from .phrases import NAME, OLDTO, PLACE, PROMOTED, VAL, I
@@ -26,7 +27,7 @@ _ROLE = (
 )
 
 #: Words that say a message is about a job: "I left Mercy last month. I'm at Kaiser now, same role."
-_JOB_CUE = re.compile(
+_JOB_CUE = lazy(
     rf"\b(?:job|role|position|work|working|company|employer|team|hired|joined|{PROMOTED}|quit|"
     r"resigned|"
     r"colleagues|boss|manager|office|teaching|nurse|engineer|developer|teacher)\b",
@@ -41,7 +42,7 @@ def about_a_job(f: Filling) -> bool:
 
 #: A start that is today's job: said as recent, or with the old job left in the same message ("I
 #: started as a junior dev at X, now I lead it" is a career story).
-_RECENT_START = re.compile(
+_RECENT_START = lazy(
     r"\b(?:just started|this (?:week|month)|last (?:week|month)|recently|yesterday|today|on monday|"
     r"new job|left|quit|update)\b",
     re.I,
@@ -72,7 +73,7 @@ def promoted(f: Filling) -> bool:
     return bool(re.search(rf"\b{PROMOTED}\b", f.message or f.match.string, re.I))
 
 
-_AS_TITLE = re.compile(rf"\s+as (?:an? |the )?{_ROLE}", re.I)
+_AS_TITLE = lazy(rf"\s+as (?:an? |the )?{_ROLE}", re.I)
 
 
 def as_a_title(f: Filling) -> bool:
@@ -115,7 +116,7 @@ _STUDENT = (
 
 #: Someone else named in the sentence: a title said bare is then theirs ("Senior engineer at Meta,
 #: that's what my brother is").
-_SOMEONE_ELSE = re.compile(
+_SOMEONE_ELSE = lazy(
     rf"\b(?:my|our|his|her|their) (?:{'|'.join(sorted(PEOPLE))})\b|\b(?:he|she|they)(?:'s|'re| is| "
     r"are| was| were)\b",
     re.I,
@@ -139,7 +140,7 @@ def in_charge(f: Filling) -> bool:
 
 
 #: A year of study as typed ("3rd yr", "2nd year"): written in words, as in "third-year".
-_YEAR_OF_STUDY = re.compile(
+_YEAR_OF_STUDY = lazy(
     r"\b(1st|2nd|3rd|4th|5th|first|second|third|fourth|fifth|final)[- ](?:year|yr)\b", re.I
 )
 _ORDINALS = {
