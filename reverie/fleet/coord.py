@@ -22,9 +22,10 @@ data. This docstring is the spec of the keys (prefix ``reverie:``); each score h
   (hash); ``crashes`` (hash): job starts that never finished; ``failures`` (hash): failed runs in
   a row (the back-off); ``set-aside`` (hash): batches set aside, as the last run reported.
 - ``budget`` (hash): a token bucket refilled at ``tokensPerMinute``, a run's tokens reserved at
-  its claim (``reserved``, hash: workspace id → tokens) and the difference to its real use settled
-  when it ends; ``estimate`` (string): the average run's tokens (``reverie.schedule.policy``);
-  ``stats`` (hash): runs (and ``runs:<status>``), failures and model tokens since the fleet began;
+  its claim (``reserved``, hash: workspace id → tokens; a workspace claimed again while it has one
+  keeps it, not debited twice) and the difference to its real use settled when it ends;
+  ``estimate`` (string): the average run's tokens (``reverie.schedule.policy``); ``stats``
+  (hash): runs (and ``runs:<status>``), failures and model tokens since the fleet began;
   ``rate:<t>`` (hash, expires): the same counts per 10-second window, for the rates `state` shows.
 - ``paused-until`` (string): while the model is unavailable, the time before which no job is sent
   (every job would fail alike); ``outages`` (string): pauses in a row (their back-off).
@@ -160,14 +161,14 @@ _BUCKET = (
 )
 _DEBIT = _once(_BUCKET)
 # KEYS: reserved, budget, once. ARGV: now, rate, cap, per run, ws1, ws2, ...: each claim's
-# reservation noted and the bucket debited for them all, once.
+# reservation noted and the bucket debited for them, once; a workspace whose reservation is still
+# open (claimed again before its job settled) keeps it and is not debited again.
 _RESERVE = _once(
     _REFILL
     + """
-local per_run = tonumber(ARGV[4])
-for i = 5, #ARGV do redis.call('HSET', KEYS[1], ARGV[i], ARGV[4]) end
-local t = refill(KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]),
-  per_run * (#ARGV - 4))
+local per_run, new = tonumber(ARGV[4]), 0
+for i = 5, #ARGV do new = new + redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[4]) end
+local t = refill(KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), per_run * new)
 return tostring(t)
 """
 )
@@ -227,8 +228,9 @@ class FleetState:
     due workspace has been due; rates per minute over the last minute; ``generation``: the due
     index's generation (None: Redis has none, it lost its data or no dispatcher ran yet).
     ``paused_until``: no job is sent before it (the model was unavailable; 0: none).
-    ``markers``/``markers_missing``: under a scope root, the due markers on disk and how many of
-    them Redis does not know (None elsewhere)."""
+    ``markers``/``markers_missing``: the due markers on disk and how many of them Redis does not
+    know, ``markers_missing_oldest_seconds`` how long ago the oldest of those was marked (None when
+    the disk was not read, or none is missing)."""
 
     due_now: int
     waiting: int
@@ -246,6 +248,7 @@ class FleetState:
     generation: str | None = None
     markers: int | None = None
     markers_missing: int | None = None
+    markers_missing_oldest_seconds: float | None = None
     paused_until: float = 0.0
     #: The fleet's clock (`Coordinator.now`) when the state was read: what its times compare with.
     now: float = 0.0
@@ -452,7 +455,12 @@ class Coordinator:
 
     def reserve(self, ids: Sequence[str], per_run: float, per_minute: int) -> None:
         """Take ``per_run`` tokens from the bucket for each workspace just claimed, and note them
-        for the run's settlement (`record_run`): one script, once."""
+        for the run's settlement (`record_run`): one script, once. A workspace claimed again while
+        its reservation is open (its claim lapsed with its message still queued, or with its job
+        running: the second message finds the lease and ends without settling) keeps that
+        reservation, not debited again: one job's tokens are counted once, settled by the job that
+        took the lease (a second message finding the lease held settles nothing; one run after
+        the settlement pays what it used in full)."""
         if not ids:
             return
         self._reserve(
