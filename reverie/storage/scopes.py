@@ -17,7 +17,9 @@ id. This docstring is the layout's spec.
 
 Every scope workspace holds ``memory/.reverie/scope.json`` (``{"user": …, "agent": …}``), written
 when the workspace is created (what a rescan and ``forget-user`` read). A history append in a
-workspace at a scope's place in this layout marks the scope due (`due_hook`).
+workspace at a scope's place in this layout marks the scope due (`due_hook`). The due markers are
+`DueMarkers`, the one implementation a plain fleet root's markers share (``.reverie-due/<bucket>/
+<digest of the workspace's path>``, holding the path).
 
 **The root's kind.** ``reverie-root.json`` says whether a directory is a root of scopes
 (``"scopes"``) or a plain directory of workspaces a fleet runs on (``"plain"``); it is written when
