@@ -284,3 +284,54 @@ def test_a_workspace_claimed_again_while_its_job_holds_the_lease_is_charged_once
         f"debited {debited:.0f} tokens for a run that used {first.tokens}"
     )
     assert fleet.coord.r.hgetall("reverie:reserved") == {}
+
+
+# -- the fleet's clock -----------------------------------------------------------------------------
+
+
+def test_a_host_clock_stepped_between_two_measures_is_noticed_at_once(
+    tmp_path, redis_server, monkeypatch
+):
+    """`Coordinator.now` is this host's clock plus its offset to Redis's, measured once a minute
+    (a round trip each time otherwise). Was: a host clock stepped by an hour (NTP stepping, a VM
+    resumed, a clock set by hand) put every time this process wrote an hour off for up to that
+    minute: claim ends that lapse at once or an hour late, due times an hour off. Now a step shows
+    as the wall clock moving against the monotonic one and the offset is measured again at once,
+    while an unstepped clock costs no round trip."""
+    import reverie.fleet.coord as coord_module
+
+    fleet = _fleet(tmp_path / "root", redis_server, monkeypatch)
+    c = fleet.coord
+    times = 0
+    real_time = c.r.time
+
+    def counted() -> tuple[int, int]:
+        nonlocal times
+        times += 1
+        return real_time()
+
+    monkeypatch.setattr(c.r, "time", counted)
+
+    def redis_now() -> float:
+        seconds, micros = real_time()
+        return seconds + micros / 1e6
+
+    step = 0.0
+
+    class HostClock:  # this host's clocks, its wall clock stepped by `step`
+        monotonic = staticmethod(time.monotonic)
+
+        @staticmethod
+        def time() -> float:
+            return time.time() + step
+
+    monkeypatch.setattr(coord_module, "time", HostClock)
+    assert abs(c.now() - redis_now()) < 1 and times == 1
+    for _ in range(100):
+        c.now()
+    assert times == 1  # the offset is kept: no round trip while the clock runs on
+    step = 3600.0  # the host's clock stepped an hour ahead
+    assert abs(c.now() - redis_now()) < 1, "the fleet's clock followed the host's step"
+    assert times == 2
+    step = -7200.0
+    assert abs(c.now() - redis_now()) < 1 and times == 3
