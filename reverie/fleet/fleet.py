@@ -364,12 +364,13 @@ class Fleet:
         state = self.coord.state(self.cfg.tokens_per_minute)
         if not markers or self.kind is None:
             return state
-        names = set(self.markers.names())
-        missing = names - (self.coord.known() | set(state.running))
+        files = set(self.markers.files())  # a plain marker's name is its id's digest: none read
+        known = self.coord.known() | set(state.running)
+        missing = files - {self.markers.marker(ws) for ws in known}
         ages = [a for a in map(self.markers.age, missing) if a is not None]
         return replace(
             state,
-            markers=len(names),
+            markers=len(files),
             markers_missing=len(missing),
             markers_missing_oldest_seconds=max(ages) if ages else None,
         )

@@ -505,6 +505,7 @@ PLAIN_DUE_DIR = ".reverie-due"
 #: only while Redis was down): each is taken into `PLAIN_DUE_DIR` once, then the directory goes.
 _OLD_PLAIN_DUE_DIR = ".due"
 _MARKER_MAX = 4096  # a plain marker holds one workspace id (a relative path) and a newline
+_KNOWN_IDS = 100_000  # plain markers' ids kept read (a few MB); past it the memory starts again
 
 
 def plain_marker_name(ws_id: str) -> str:
@@ -539,6 +540,7 @@ class DueMarkers:
         self.dir = "due" if kind == "scopes" else PLAIN_DUE_DIR
         self._warned: set[str] = set()
         self._warn = warn if warn is not None else self._warn_once
+        self._known: dict[str, str] = {}  # a plain marker's file name → the id it holds
 
     def _warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:
@@ -573,9 +575,23 @@ class DueMarkers:
         """``(bucket, names)`` for each bucket whose directory changed since ``seen`` (bucket →
         mtime in ns, updated in place): a poll lists only the buckets something was marked or
         unmarked in. A link in place of the directory or a bucket is skipped with a warning. In a
-        plain root the markers an older version left in ``.due`` are taken in first."""
+        plain root the markers an older version left in ``.due`` are taken in first, and a
+        marker's id is read once per process (a marker's name is its id's digest: what it holds
+        cannot change)."""
         if self.kind == "plain":
             self._take_old()
+        return [
+            (bucket, names if self.kind == "scopes" else self._ids(bucket, names))
+            for bucket, names in self._listing(seen)
+        ]
+
+    def files(self) -> list[str]:
+        """The file name of every marker (`marker`), no marker read: what a status compares with
+        Redis (`marker` of each id it knows) without reading a plain root's markers."""
+        return [m for _bucket, found in self._listing({}) for m in found]
+
+    def _listing(self, seen: dict[str, int]) -> list[tuple[str, list[str]]]:
+        """``(bucket, marker file names)`` for each bucket changed since ``seen`` (`buckets`)."""
         out = []
         now = time.time_ns()
         if not self._dir_ok(self.root / self.dir):
@@ -596,19 +612,31 @@ class DueMarkers:
                 found = os.listdir(bucket)
             except OSError:
                 continue
-            if self.kind == "scopes":
-                names = [n for n in found if _DUE_NAME.fullmatch(n)]
-            else:
-                held = (self._held(bucket / n) for n in sorted(found) if _DIGEST.fullmatch(n))
-                names = [ws for ws in held if ws is not None]
-            out.append((bucket.name, names))
+            pattern = _DUE_NAME if self.kind == "scopes" else _DIGEST
+            out.append((bucket.name, sorted(n for n in found if pattern.fullmatch(n))))
         return out
 
-    def age(self, name: str) -> float | None:
-        """Seconds since ``name`` was marked (its marker's modification time, by this host's clock:
-        the file server's time and this host's are taken to agree); None when it is not marked."""
+    def _ids(self, bucket: str, files: list[str]) -> list[str]:
+        """The ids a plain root's markers hold, each read once (`_held`; a bad marker removed)."""
+        out = []
+        for file in files:
+            ws = self._known.get(file)
+            if ws is None:
+                ws = self._held(self.root / self.dir / bucket / file)
+                if ws is None:
+                    continue
+                if len(self._known) >= _KNOWN_IDS:
+                    self._known.clear()
+                self._known[file] = ws
+            out.append(ws)
+        return out
+
+    def age(self, file: str) -> float | None:
+        """Seconds since the marker ``file`` (`marker`) was made (its modification time, by this
+        host's clock: the file server's time and this host's are taken to agree); None when it is
+        not there."""
         try:
-            mtime = os.lstat(self.path(name)).st_mtime
+            mtime = os.lstat(self.root / self.dir / file[:2] / file).st_mtime
         except OSError:
             return None
         return max(0.0, time.time() - mtime)
