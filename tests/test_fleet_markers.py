@@ -335,3 +335,28 @@ def test_a_host_clock_stepped_between_two_measures_is_noticed_at_once(
     assert times == 2
     step = -7200.0
     assert abs(c.now() - redis_now()) < 1 and times == 3
+
+
+def test_a_disk_that_refuses_a_plain_marker_is_one_warning_and_redis_has_the_mark(
+    tmp_path, redis_server, monkeypatch, caplog
+):
+    """`Fleet.mark_dirty` leaves the marker before it tells Redis; a disk that refuses it (here the
+    markers' directory is a file) does not stop the mark: one warning saying what is at stake, and
+    the workspace is due. With Redis down as well, one warning names both."""
+    root, (ws,) = _root(tmp_path, "plain", "a")
+    fleet = _fleet(root, redis_server, monkeypatch)
+    fleet.heal()
+    fleet.coord.r.delete("reverie:due")
+    (root / ".reverie-due").rename(tmp_path / "kept")
+    (root / ".reverie-due").write_text("not a directory\n")
+    caplog.set_level(logging.WARNING)
+    caplog.clear()
+    assert fleet.mark_dirty(ws) is True and list(fleet.coord.due()) == [ws]
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("reverie")]
+    assert len(lines) == 1 and "marked due in Redis but not on the disk" in lines[0], lines
+    caplog.clear()
+    redis_server.kill()
+    assert fleet.mark_dirty(ws) is False
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("reverie")]
+    assert len(lines) == 1 and "and so did the disk" in lines[0] and "\n" not in lines[0], lines
+    assert "Traceback" not in caplog.text
