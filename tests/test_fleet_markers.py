@@ -11,6 +11,8 @@ import hashlib
 import json
 import logging
 import os
+import signal
+import sys
 import time
 from pathlib import Path
 
@@ -360,3 +362,55 @@ def test_a_disk_that_refuses_a_plain_marker_is_one_warning_and_redis_has_the_mar
     lines = [r.getMessage() for r in caplog.records if r.name.startswith("reverie")]
     assert len(lines) == 1 and "and so did the disk" in lines[0] and "\n" not in lines[0], lines
     assert "Traceback" not in caplog.text
+
+
+# -- the processes an operator runs ----------------------------------------------------------------
+
+
+def test_a_plain_roots_due_index_deleted_by_hand_is_dreamed_by_real_workers(tmp_path, redis_server):
+    """`reverie fleet dispatch` and a Celery worker as processes on a plain root; a workspace is
+    appended to and marked (`reverie fleet mark`), and an operator deletes ``reverie:due`` before
+    the debounce is over. Was: the mark was gone with the key (the plain root kept nothing on the
+    disk once Redis had it) and the history waited for ``rebuild-due``. Now the dispatcher's full
+    listing brings it back within a claim period, the worker dreams it, and the job removes its
+    marker: nothing is left marked."""
+    import redis as redis_py
+    from support.cli import invoke
+    from support.fleet import Proc, start_dispatcher, wait_for
+
+    root = tmp_path / "plain"
+    ws = Workspace(root / "team" / "alpha")
+    ws.init()
+    env = fleet_env(
+        root,
+        redis_server,
+        REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE="reverie/offline",
+        REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS="600",
+        REVERIE_FLEET__DEBOUNCE_SECONDS="3",
+    )
+    env["TMPDIR"] = str(tmp_path)
+    assert invoke("fleet", "init", "--kind", "plain", env=env).returncode == 0
+    dispatcher = start_dispatcher(env, tmp_path)
+    worker = Proc(
+        [sys.executable, "-m", "reverie", "fleet", "worker", "-c", "1", "--name", "m"],
+        env,
+        tmp_path / "worker.log",
+    )
+    client = redis_py.Redis(unix_socket_path=str(redis_server.sock), decode_responses=True)
+    wait_for(lambda: client.get("reverie:generation"), 60, "the dispatcher's first tick")
+    store = WorkspaceStore(ws, config=_config())
+    store.append_history("- [durable] Project p1 uses database db1", "cli:test")
+    assert "team/alpha: due" in invoke("fleet", "mark", "team/alpha", env=env).stdout
+    client.delete("reverie:due")  # the operator, within the 3 s debounce
+    try:
+        wait_for(lambda: store.pending_count() == 0, 60, "the marked workspace to be dreamed")
+        wait_for(lambda: _marked(root, "plain") == [], 20, "the job to remove its marker")
+    finally:
+        for p in (dispatcher, worker):
+            p.p.send_signal(signal.SIGTERM)
+            p.p.wait(timeout=30)
+            p.stop()
+    status = json.loads(invoke("fleet", "status", "--json", env=env).stdout)
+    assert (status["markers"], status["markers_missing"], status["due_now"]) == (0, 0, 0)
+    for log_file in tmp_path.glob("*.log"):
+        assert "Traceback" not in log_file.read_text(errors="replace"), log_file.name
