@@ -400,26 +400,14 @@ def test_a_write_marked_while_redis_is_down_is_dreamed_when_it_is_back(
     assert "Traceback" not in caplog.text
 
 
-@pytest.mark.parametrize(
-    "kind",
-    [
-        pytest.param(
-            "plain",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a plain root keeps no due marker once Redis has the mark: an operator's "
-                "DEL reverie:due (generation kept, nothing evicted) waits for rebuild-due",
-            ),
-        ),
-        "scopes",
-    ],
-)
+@pytest.mark.parametrize("kind", ["plain", "scopes"])
 def test_a_due_index_deleted_by_hand_is_back_within_a_claim_period(
     tmp_path, redis_server, monkeypatch, kind
 ):
     """An operator's ``DEL reverie:due`` on its own: no eviction, the generation kept, so the
-    dispatcher does not rebuild. A root of scopes lists every due bucket each claim period and the
-    workspace is due again; a plain root has nothing on the disk to list (xfail: the known gap)."""
+    dispatcher does not rebuild. Every due bucket is listed each claim period and the workspace is
+    due again. Was (a plain root): nothing on the disk to list, its markers gone once Redis had
+    them; now a plain root's marker stays until its history is dreamed, as a scope's does."""
     from reverie.storage.scopes import Scope, ScopeRoot
 
     root = tmp_path / kind
@@ -446,31 +434,3 @@ def test_a_due_index_deleted_by_hand_is_back_within_a_claim_period(
         time.sleep(0.1)
     assert fleet.rebuilds == 0
     assert list(fleet.coord.due()) == [ws_id], "the deleted due index went unnoticed"
-
-
-def test_a_plain_roots_due_marker_that_names_no_workspace_is_one_line_and_removed(
-    tmp_path, redis_server, monkeypatch, caplog
-):
-    """A file in a plain root's ``.due`` that is not a marker `Fleet.keep_mark` wrote (another id
-    under its name, a path out of the root, a directory) is a warning and is removed; the good
-    marker next to it makes its workspace due."""
-    import hashlib
-
-    root = tmp_path / "plain"
-    _plain(root, "a", "b")
-    fleet = _fleet(root, redis_server, monkeypatch, debounce_seconds=3600, jitter_seconds=3600)
-    fleet.heal()
-    fleet.coord.r.delete("reverie:due")
-    fleet.keep_mark("a")
-    marks = root / ".due"
-    digest = lambda ws: hashlib.blake2b(ws.encode(), digest_size=16).hexdigest()  # noqa: E731
-    (marks / digest("../outside")).write_text("../outside\n")
-    (marks / digest("c")).write_text("b\n")  # another id than its name says
-    (marks / digest("d")).mkdir()
-    caplog.set_level(logging.WARNING)
-    fleet.dispatch_once(lambda ws: None)
-    assert list(fleet.coord.due()) == ["a"]
-    assert sorted(marks.iterdir()) == []
-    removed = [r.getMessage() for r in caplog.records if "removed" in r.getMessage()]
-    assert len(removed) == 3 and all("\n" not in m for m in removed), caplog.text
-    assert "Traceback" not in caplog.text

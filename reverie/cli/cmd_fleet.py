@@ -370,11 +370,14 @@ def _disagreements(state: FleetState) -> list[str]:
             "rebuild-due does it now)"
         )
     if state.markers_missing:
+        oldest = state.markers_missing_oldest_seconds
         out.append(
             f"Redis and the disk disagree: {state.markers_missing} of {state.markers} workspace(s) "
-            "marked due on disk are unknown to Redis (new marks wait one dispatcher tick; more, or "
-            "for longer, means Redis lost data: the dispatcher takes every marker in within one "
-            "claim period, reverie fleet rebuild-due at once)"
+            "marked due on disk are unknown to Redis"
+            + (f", the oldest marked {oldest:.0f}s ago" if oldest is not None else "")
+            + " (new marks wait one dispatcher tick; more, or for longer, means Redis lost data: "
+            "the dispatcher takes every marker in within one claim period, reverie fleet "
+            "rebuild-due at once)"
         )
     return out
 

@@ -2,28 +2,29 @@
 over one fleet root.
 
 A chat or API node appends history; in a root of scopes the append leaves a due marker on the shared
-disk, in a plain root the node calls `Fleet.mark_dirty` (with Redis down, a warning and a due marker
-in ``.due`` that the dispatcher takes when Redis is back). The dispatcher (`Fleet.dispatch_once`,
-ticked by ``reverie fleet dispatch``) ingests new markers, admits due workspaces against
-``maxInflight`` and the token budget and sends one Celery job per workspace; workers run
-`reverie.fleet.job.run_dream_job`.
+disk, in a plain root the node calls `Fleet.mark_dirty`, which leaves the same kind of marker
+(``reverie.storage.scopes.DueMarkers``: one implementation for both kinds of root) and makes the
+workspace due in Redis (Redis down: a warning, and the marker is taken when Redis is back). A
+marker stays until the job that consumed the workspace's history removes it. The dispatcher
+(`Fleet.dispatch_once`, ticked by ``reverie fleet dispatch``) ingests new markers, admits due
+workspaces against ``maxInflight`` and the token budget and sends one Celery job per workspace;
+workers run `reverie.fleet.job.run_dream_job`.
 
 **Redis loss heals itself.** Each tick the dispatcher reads the due index's generation
 (``reverie.fleet.coord``): a Redis that lost its data has none (or another dispatcher's new one),
 and the dispatcher rebuilds the index on its own — from the due markers in a root of scopes (one
-listing of the due buckets), from a scan of the workspaces in a plain root — then writes a new
-generation. Every ``claimSeconds`` it also lists every due bucket in full, not only the changed
-ones, so a mark lost any other way (Redis's last second of writes before a crash, a bucket whose
-change a network file system's attribute cache hid) is back within one claim period. `Fleet.status`
+listing of the due buckets), from a scan of the workspaces and the due markers in a plain root —
+then writes a new generation. Every ``claimSeconds`` it also lists every due bucket in full, not
+only the changed ones, so a mark lost any other way (Redis's last second of writes before a crash,
+an operator's ``DEL reverie:due``, a bucket whose change a network file system's attribute cache
+hid) is back within one claim period, in either kind of root. `Fleet.status`
 compares Redis with the markers on disk and says when they disagree. `Fleet.rebuild_due` (``reverie
 fleet rebuild-due``) is the slow repair: it scans every workspace's cursors.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -33,24 +34,13 @@ from pathlib import Path
 from ..errors import ConfigError, ReverieError, WorkspaceError
 from ..schedule.policy import admissible, reconnect_delay
 from ..storage.config import Config, FleetConfig
-from ..storage.fsutil import atomic_write
-from ..storage.scopes import (
-    RootKind,
-    ScopeRoot,
-    check_no_link,
-    due_jitter,
-    remove_marker,
-    root_kind,
-)
+from ..storage.scopes import DueMarkers, RootKind, ScopeRoot, due_jitter, root_kind
 from .coord import Coordinator, FleetState, redact_url
 from .job import JobOutcome, pending, run_dream_job, workspace_ids, workspace_path
 
 __all__ = ["Fleet", "RebuildReport"]
 
 log = logging.getLogger(__name__)
-
-#: A plain root's directory of due markers left while Redis was down (`Fleet.keep_mark`).
-_PLAIN_MARKS = ".due"
 
 
 @dataclass(frozen=True)
@@ -80,6 +70,7 @@ class Fleet:
         self.coord = coord if coord is not None else Coordinator.connect(self.cfg.broker_url)
         self._kind: RootKind | None = None
         self._scopes: ScopeRoot | None = None
+        self._markers: DueMarkers | None = None
         self._seen: dict[str, int] = {}  # due-marker buckets already ingested, by directory mtime
         self._next_full = 0.0  # monotonic time of the next listing of every due bucket
         self._generation: str | None = None  # the due index's generation this process built on
@@ -116,6 +107,14 @@ class Fleet:
             self._scopes = ScopeRoot(self.root)
         return self._scopes
 
+    @property
+    def markers(self) -> DueMarkers:
+        """The root's due markers (a root of scopes: its scopes' own)."""
+        if self._markers is None:
+            scopes = self.scopes
+            self._markers = scopes.due if scopes is not None else DueMarkers(self.root, "plain")
+        return self._markers
+
     # -- marking -----------------------------------------------------------------------------------
     def jitter(self, ws: str) -> float:
         """A fixed per-workspace delay in ``[0, jitterSeconds)``: a mass event spreads over the
@@ -126,86 +125,52 @@ class Fleet:
         return now + self.cfg.debounce_seconds + self.jitter(ws)
 
     def mark_dirty(self, ws: str, now: float | None = None) -> bool:
-        """Call after a durable history append to ``ws``: it becomes due after the debounce and its
-        jitter (an earlier due time, or a claim, is kept). Returns whether it was newly marked.
-        Redis down is one warning, never an error for the caller's write (it is on disk already):
-        the mark waits on the disk as a due marker (`keep_mark`) for the dispatcher's next tick
-        with Redis back."""
+        """Call after a durable history append to ``ws``: its due marker is left on the disk (a
+        root of scopes' append left it already), then it becomes due in Redis after the debounce
+        and its jitter (an earlier due time, or a claim, is kept). Returns whether Redis newly
+        marked it. Redis down is one warning, never an error for the caller's write (it is on disk
+        already): the marker waits for the dispatcher's next tick with Redis back. A disk that
+        refuses the marker is one warning too when Redis has the mark (the workspace is dreamed;
+        only a lost Redis would forget it until ``reverie fleet rebuild-due``)."""
         import redis
 
         workspace_path(self.root, ws, self.need_kind())  # validates the id
         try:
+            self.markers.mark(ws)
+            disk: ReverieError | OSError | None = None
+        except (ReverieError, OSError) as exc:
+            disk = exc
+        try:
             now = self.coord.now() if now is None else now
-            return self.coord.make_due({ws: self.due_at(ws, now)}) > 0
+            added = self.coord.make_due({ws: self.due_at(ws, now)}) > 0
         except (redis.RedisError, OSError) as exc:
             why = " ".join(str(exc).split()) or type(exc).__name__
-            try:
-                self.keep_mark(ws)
-            except (ReverieError, OSError) as disk:
+            url = redact_url(self.cfg.broker_url)
+            if disk is not None:
                 log.warning(
                     "fleet: %s not marked due: Redis at %s failed (%s) and so did the disk (%s); "
                     "reverie fleet rebuild-due finds it",
                     ws,
-                    redact_url(self.cfg.broker_url),
+                    url,
                     why,
                     disk,
                 )
-                return False
-            log.warning(
-                "fleet: %s not marked due in Redis at %s (%s); its due marker on disk is taken "
-                "when Redis is back",
-                ws,
-                redact_url(self.cfg.broker_url),
-                why,
-            )
+            else:
+                log.warning(
+                    "fleet: %s not marked due in Redis at %s (%s); its due marker on disk is "
+                    "taken when Redis is back",
+                    ws,
+                    url,
+                    why,
+                )
             return False
-
-    def keep_mark(self, ws: str) -> None:
-        """Leave ``ws``'s due marker on the disk, durably, for the dispatcher to ingest: in a root
-        of scopes its scope's marker (``reverie.storage.scopes``; an append leaves it already), in
-        a plain root ``.due/<digest of the id>`` holding the id (`take_marks` reads and removes it
-        once Redis has it)."""
-        if self.scopes is not None:
-            self.scopes.mark_due(ws)
-            return
-        marks = self.root / _PLAIN_MARKS
-        if not check_no_link(self.root, (_PLAIN_MARKS,)):
-            try:
-                os.mkdir(marks)
-            except FileExistsError:
-                check_no_link(self.root, (_PLAIN_MARKS,))
-        name = hashlib.blake2b(ws.encode(), digest_size=16).hexdigest()
-        atomic_write(marks / name, ws + "\n")
-
-    def take_marks(self, now: float | None = None) -> int:
-        """In a plain root, make due every workspace whose due marker `keep_mark` left (Redis was
-        down when it was marked), then remove the markers Redis now has; returns how many became
-        due. One listing of a directory that is absent unless Redis failed a mark. A marker that
-        names no workspace id is removed with a warning."""
-        if self.kind != "plain" or not check_no_link(self.root, (_PLAIN_MARKS,)):
-            return 0
-        marks = self.root / _PLAIN_MARKS
-        found: dict[str, Path] = {}
-        for name in sorted(os.listdir(marks)):
-            if name.startswith("."):
-                continue  # a marker being written (`atomic_write`'s temporary file)
-            path = marks / name
-            try:
-                ws = path.read_text(encoding="utf-8").strip()
-                if hashlib.blake2b(ws.encode(), digest_size=16).hexdigest() != name:
-                    raise WorkspaceError(f"{name} is not the due marker of {ws[:80]!r}")
-                workspace_path(self.root, ws, "plain")
-            except (ReverieError, OSError, UnicodeDecodeError) as exc:
-                log.warning("fleet: due marker %s removed: %s", path, exc)
-                remove_marker(path)
-                continue
-            found[ws] = path
-        if not found:
-            return 0
-        now = self.coord.now() if now is None else now
-        added = self.coord.make_due({ws: self.due_at(ws, now) for ws in found})
-        for path in found.values():  # Redis has them: the markers' work is done
-            remove_marker(path)
+        if disk is not None:
+            log.warning(
+                "fleet: %s marked due in Redis but not on the disk (%s): a Redis that lost its "
+                "data forgets it until reverie fleet rebuild-due",
+                ws,
+                disk,
+            )
         return added
 
     # -- dispatch ----------------------------------------------------------------------------------
@@ -225,21 +190,36 @@ class Fleet:
         return admissible(free, self.coord.tokens(per_minute), per_run, per_minute), per_run
 
     def ingest_markers(self, *, full: bool = False, now: float | None = None) -> int:
-        """In a root of scopes, copy the due markers that appends left on the shared file system
-        into the due index; only buckets changed since the last call are listed unless ``full``.
-        Returns how many workspaces became due."""
-        scopes = self.scopes
-        if scopes is None:
-            return 0
+        """Copy the due markers left on the shared file system into the due index; only buckets
+        changed since the last call are listed unless ``full``. Returns how many workspaces became
+        due."""
         if full:
             self._seen.clear()
+        names = [n for _bucket, found in self.markers.buckets(self._seen) for n in found]
+        return self._make_due_marked(names, now)
+
+    def _make_due_marked(
+        self, names: list[str], now: float | None = None, *, debounce: bool = True
+    ) -> int:
+        """Make due the workspaces marked on disk, after the debounce (unless not ``debounce``: a
+        rebuild) and their jitter; in a plain root a marker naming no workspace id of the root (a
+        path out of it, through a link) is removed with a warning."""
+        if self.kind == "plain":
+            names = [n for n in names if self._plain_id_ok(n)]
+        if not names:
+            return 0
         now = self.coord.now() if now is None else now
-        due = {
-            n: self.due_at(n, now)
-            for _bucket, names in scopes.due_buckets(self._seen)
-            for n in names
-        }
-        return self.coord.make_due(due) if due else 0
+        wait = self.cfg.debounce_seconds if debounce else 0.0
+        return self.coord.make_due({n: now + wait + self.jitter(n) for n in names})
+
+    def _plain_id_ok(self, ws: str) -> bool:
+        try:
+            workspace_path(self.root, ws, "plain")
+            return True
+        except WorkspaceError as exc:
+            log.warning("fleet: due marker %s removed: %s", self.markers.path(ws), exc)
+            self.markers.unmark(ws)
+            return False
 
     def _evicted_since(self) -> int:
         """Keys Redis evicted (``maxmemory``) since the last tick of this process (0 on the first,
@@ -321,7 +301,6 @@ class Fleet:
             self.ingest_markers(full=full)
             if full:
                 self._next_full = time.monotonic() + self.cfg.claim_seconds
-        self.take_marks()
         self._report_parked()
         limit, per_run = self.admission()
         ids = self.coord.claim(limit, self.cfg.claim_seconds)
@@ -347,11 +326,12 @@ class Fleet:
         return run_dream_job(self.coord, self.cfg, self.root, ws, self.need_kind())
 
     def rebuild_due(self, now: float | None = None, *, scan: bool = True) -> RebuildReport:
-        """Make due every workspace the disk says is pending, and record the index's generation. In
-        a root of scopes every due marker is ingested; with ``scan`` (the slow repair, ``reverie
-        fleet rebuild-due``) every workspace's cursors are read first and the markers of those with
-        pending history re-created. In a plain root ``scan`` is the only source. Idempotent: a
-        workspace already due or claimed keeps its entry."""
+        """Make due every workspace the disk says is pending, and record the index's generation.
+        Every due marker is ingested; with ``scan`` (the slow repair, ``reverie fleet
+        rebuild-due``; in a plain root also the heal after Redis lost its data: a workspace whose
+        appender never called `mark_dirty` has no marker) every workspace's cursors are read first
+        and the markers of those with pending history re-created. Idempotent: a workspace already
+        due or claimed keeps its entry."""
         now = self.coord.now() if now is None else now
         kind = self.need_kind()
         scanned = unreadable = 0
@@ -364,35 +344,36 @@ class Fleet:
             except (ReverieError, OSError) as exc:
                 unreadable += 1
                 log.warning("fleet: %s skipped: %s", ws, exc)
-        scopes = self.scopes
-        if scopes is not None:
-            for ws in due:
-                scopes.mark_due(ws)
+        for ws in due:  # the disk first: if Redis fails next (or loses its data), the marker stays
+            self.markers.mark(ws)
         added = self.coord.make_due(due) if due else 0
-        markers = 0
-        if scopes is not None:
-            names = scopes.due_names()
-            markers = len(names)
-            added += self.coord.make_due({n: now + self.jitter(n) for n in names})
-            self._seen.clear()
-            scopes.due_buckets(self._seen)  # the buckets are all read now
-            self._next_full = time.monotonic() + self.cfg.claim_seconds
-        added += self.take_marks(now)
+        self._seen.clear()
+        names = [n for _bucket, found in self.markers.buckets(self._seen) for n in found]
+        markers = len(names)
+        added += self._make_due_marked(names, now, debounce=False)
+        self._next_full = time.monotonic() + self.cfg.claim_seconds
         self._generation = self.coord.set_generation()
         return RebuildReport(scanned, len(due), added, unreadable, markers)
 
     def status(self, *, markers: bool = True) -> FleetState:
-        """The fleet's state in Redis and, in a root of scopes with ``markers``, how it compares
-        with the due markers on disk (``markers_missing``: marked on disk, unknown to Redis). The
-        comparison lists every due bucket and every workspace Redis knows: a backlog line shown
-        every second goes without it."""
+        """The fleet's state in Redis and, with ``markers``, how it compares with the due markers on
+        disk, in either kind of root: ``markers_missing``, marked on disk and unknown to Redis, the
+        oldest of them marked ``markers_missing_oldest_seconds`` ago (a new mark waits one
+        dispatcher tick; an old one means Redis lost it). The comparison lists every due bucket and
+        every workspace Redis knows: a backlog line shown every second goes without it."""
         state = self.coord.state(self.cfg.tokens_per_minute)
-        scopes = self.scopes
-        if scopes is None or not markers:
+        if not markers or self.kind is None:
             return state
-        names = set(scopes.due_names())
+        files = set(self.markers.files())  # a plain marker's name is its id's digest: none read
         known = self.coord.known() | set(state.running)
-        return replace(state, markers=len(names), markers_missing=len(names - known))
+        missing = files - {self.markers.marker(ws) for ws in known}
+        ages = [a for a in map(self.markers.age, missing) if a is not None]
+        return replace(
+            state,
+            markers=len(files),
+            markers_missing=len(missing),
+            markers_missing_oldest_seconds=max(ages) if ages else None,
+        )
 
     def serve_dispatch(
         self,

@@ -29,7 +29,7 @@ from ..errors import FencedError, ReverieError, WorkspaceError
 from ..memory.runtime import Runtime
 from ..schedule.policy import retry_delay, verdict
 from ..storage.config import FleetConfig
-from ..storage.scopes import RootKind, ScopeRoot, check_no_link, read_root_kind
+from ..storage.scopes import DueMarkers, RootKind, ScopeRoot, check_no_link, read_root_kind
 from .coord import Coordinator
 
 __all__ = [
@@ -363,20 +363,19 @@ def _no_root(job: _Job) -> JobOutcome:
 
 def _gone(job: _Job, reason: str) -> JobOutcome:
     """No workspace to dream (forgotten, never written, or reached only through a link): take it
-    out of the due index and, in a root of scopes, remove its stray marker — then check again and
-    mark it back if a workspace with history pending appeared meanwhile (unmark, then check: a new
-    append marks it itself)."""
+    out of the due index and remove its stray marker — then check again and mark it back if a
+    workspace with history pending appeared meanwhile (unmark, then check: a new append marks it
+    itself)."""
     job.coord.unmark(job.ws)
-    if job.kind == "scopes":
-        scopes = ScopeRoot(job.root)
-        scopes.unmark_due(job.ws)
-        try:
-            path = workspace_path(job.root, job.ws, job.kind)
-        except WorkspaceError:
-            path = None
-        if path is not None and pending(path) > 0:
-            scopes.mark_due(job.ws)
-            job.coord.make_due({job.ws: job.coord.now()})
+    markers = DueMarkers(job.root, job.kind)
+    markers.unmark(job.ws)
+    try:
+        path = workspace_path(job.root, job.ws, job.kind)
+    except WorkspaceError:
+        path = None
+    if path is not None and pending(path) > 0:
+        markers.mark(job.ws)
+        job.coord.make_due({job.ws: job.coord.now()})
     log.warning("fleet: %s gone: %s; its due entry and marker are removed", job.ws, reason)
     return JobOutcome(job.ws, "gone", reason)
 
@@ -474,16 +473,15 @@ def _settle(job: _Job, rt: Runtime, result: DreamResult, *, progressed: bool) ->
             return None
         coord.set_aside(ws, len(rt.dream.set_aside()))
         due = _due_after(coord, cfg, ws, (result.status, result.reason), progressed)
-        scopes = ScopeRoot(job.root) if job.kind == "scopes" else None
+        markers = DueMarkers(job.root, job.kind)
         coord.unmark(ws)
-        if scopes is not None:
-            scopes.unmark_due(ws)
+        markers.unmark(ws)
         left = rt.store.pending_count()
         if due is None and left > 0:
             due = coord.now() + cfg.debounce_seconds
-        if left > 0 and scopes is not None:
+        if left > 0:
             # the disk first: if Redis fails next (or loses its data), the marker brings it back
-            scopes.mark_due(ws)
+            markers.mark(ws)
         if due is not None:
             coord.make_due({ws: due})
         return due

@@ -25,8 +25,9 @@ lists the alerts on them):
 ``reverie_model_paused``              gauge    1 while runs wait out a provider outage
 ``reverie_redis_up``                  gauge    1 when Redis answered this scrape (dispatcher)
 ``reverie_redis_rebuilds_total``      counter  due index rebuilt after Redis lost its data
-``reverie_due_markers``               gauge    due markers on disk (dispatcher, root of scopes)
+``reverie_due_markers``               gauge    due markers on disk (dispatcher)
 ``reverie_due_markers_missing``       gauge    of those, unknown to Redis
+``reverie_due_missing_age_seconds``   gauge    how long ago the oldest of those was marked
 ``reverie_worker_jobs_total{status}`` counter  a worker's jobs, by outcome
 ``reverie_worker_job_seconds``        hist.    a worker's job durations
 ``reverie_worker_model_tokens_total`` counter  model tokens a worker's runs used
@@ -152,6 +153,11 @@ class FleetCollector:
                 "reverie_due_markers_missing",
                 "Due markers on disk that Redis does not know.",
                 value=state.markers_missing or 0,
+            )
+            yield GaugeMetricFamily(
+                "reverie_due_missing_age_seconds",
+                "How long ago the oldest due marker Redis does not know was marked.",
+                value=state.markers_missing_oldest_seconds or 0.0,
             )
 
 

@@ -17,7 +17,9 @@ id. This docstring is the layout's spec.
 
 Every scope workspace holds ``memory/.reverie/scope.json`` (``{"user": …, "agent": …}``), written
 when the workspace is created (what a rescan and ``forget-user`` read). A history append in a
-workspace at a scope's place in this layout marks the scope due (`due_hook`).
+workspace at a scope's place in this layout marks the scope due (`due_hook`). The due markers are
+`DueMarkers`, the one implementation a plain fleet root's markers share (``.reverie-due/<bucket>/
+<digest of the workspace's path>``, holding the path).
 
 **The root's kind.** ``reverie-root.json`` says whether a directory is a root of scopes
 (``"scopes"``) or a plain directory of workspaces a fleet runs on (``"plain"``); it is written when
@@ -90,6 +92,9 @@ __all__ = [
     "LegacyUser",
     "LEGACY_FILE",
     "remove_marker",
+    "DueMarkers",
+    "PLAIN_DUE_DIR",
+    "plain_marker_name",
     "read_small_file",
     "RootKind",
     "validate_id",
@@ -342,6 +347,16 @@ def check_no_link(base: Path, parts: tuple[str, ...] | list[str]) -> bool:
     return True
 
 
+def _listable(root: Path, path: Path, warn: Callable[[str, str], None]) -> bool:
+    """Whether ``path`` may be listed: it exists, and neither it nor anything above it under
+    ``root`` is a link (a link is told to ``warn``, keyed by the path, and left alone)."""
+    try:
+        return check_no_link(root, path.relative_to(root).parts)
+    except WorkspaceError as exc:
+        warn(str(path), str(exc))
+        return False
+
+
 def _mkdir_no_link(path: Path) -> None:
     """Create one directory; an existing one must be a directory, never a link (`check_no_link`)."""
     try:
@@ -480,6 +495,220 @@ def migrate_root_kind(root: Path, guess: RootKind) -> RootKind:
 # -- the root --------------------------------------------------------------------------------------
 
 
+# -- due markers -----------------------------------------------------------------------------------
+
+#: A plain root's directory of due markers. Hidden: a plain root's other directories are the
+#: operator's workspaces (one may well be called ``due``), and a scan of its workspaces skips hidden
+#: directories.
+PLAIN_DUE_DIR = ".reverie-due"
+#: Where a plain root's due markers were before they had buckets (fleet6: ``.due/<digest>``, left
+#: only while Redis was down): each is taken into `PLAIN_DUE_DIR` once, then the directory goes.
+_OLD_PLAIN_DUE_DIR = ".due"
+_MARKER_MAX = 4096  # a plain marker holds one workspace id (a relative path) and a newline
+_KNOWN_IDS = 100_000  # plain markers' ids kept read (a few MB); past it the memory starts again
+
+
+def plain_marker_name(ws_id: str) -> str:
+    """The name of a plain root's due marker for workspace ``ws_id`` (a relative path, so no file
+    name): 32 hex digits of its digest."""
+    return hashlib.blake2b(ws_id.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+class DueMarkers:
+    """A root's due markers, the one implementation of "this workspace has history Dream has not
+    consumed" on the disk: ``<root>/<dir>/<bucket>/<marker>``, a marker left (durably) by whatever
+    makes the workspace due and removed by the run that consumed its history (which re-checks, and
+    marks it again if history is left). Read by a dispatcher or ``serve --root``, which list only
+    the buckets whose directory changed (`buckets`), and by a rebuild after Redis lost its data.
+
+    In a root of scopes (``kind="scopes"``, ``<dir>`` = ``due``) a marker is an empty file named by
+    the scope's name (``<u>`` or ``<u>.<a>``), its bucket the name's first two digits; an append
+    leaves it (`due_hook`). In a plain root (``<dir>`` = `PLAIN_DUE_DIR`) a workspace id is a path,
+    so a marker is named by the id's digest (`plain_marker_name`) and holds the id and a newline,
+    written whole (temporary file, rename); ``reverie.fleet.Fleet.mark_dirty`` leaves it. A plain
+    marker that does not hold the id its name says is removed with a warning. Nothing is reached
+    through a link: the directories are checked with ``lstat`` and made one at a time."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        kind: RootKind,
+        warn: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self.root = Path(root).expanduser().absolute()
+        self.kind = kind
+        self.dir = "due" if kind == "scopes" else PLAIN_DUE_DIR
+        self._warned: set[str] = set()
+        self._warn = warn if warn is not None else self._warn_once
+        self._known: dict[str, str] = {}  # a plain marker's file name → the id it holds
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            log.warning("%s", message)
+
+    def marker(self, name: str) -> str:
+        """The marker's file name for a scope's name or a plain workspace id."""
+        return name if self.kind == "scopes" else plain_marker_name(name)
+
+    def path(self, name: str) -> Path:
+        marker = self.marker(name)
+        return self.root / self.dir / marker[:2] / marker
+
+    def mark(self, name: str) -> None:
+        """Mark ``name`` due; a no-op (one ``lstat``) when it is. `WorkspaceError` when the disk
+        refuses (a full disk, a link in place of a directory)."""
+        text = None if self.kind == "scopes" else name + "\n"
+        _touch(self.path(name), self.root, text)
+
+    def unmark(self, name: str) -> None:
+        """Remove ``name``'s marker (`remove_marker`: a `WorkspaceError` for what cannot be)."""
+        path = self.path(name)
+        if self._dir_ok(path.parent.parent) and self._dir_ok(path.parent):
+            remove_marker(path)
+
+    def names(self) -> list[str]:
+        """Every name marked due (one directory listing per bucket)."""
+        return [name for _bucket, names in self.buckets({}) for name in names]
+
+    def buckets(self, seen: dict[str, int]) -> list[tuple[str, list[str]]]:
+        """``(bucket, names)`` for each bucket whose directory changed since ``seen`` (bucket →
+        mtime in ns, updated in place): a poll lists only the buckets something was marked or
+        unmarked in. A link in place of the directory or a bucket is skipped with a warning. In a
+        plain root the markers an older version left in ``.due`` are taken in first, and a
+        marker's id is read once per process (a marker's name is its id's digest: what it holds
+        cannot change)."""
+        if self.kind == "plain":
+            self._take_old()
+        return [
+            (bucket, names if self.kind == "scopes" else self._ids(bucket, names))
+            for bucket, names in self._listing(seen)
+        ]
+
+    def files(self) -> list[str]:
+        """The file name of every marker (`marker`), no marker read: what a status compares with
+        Redis (`marker` of each id it knows) without reading a plain root's markers."""
+        return [m for _bucket, found in self._listing({}) for m in found]
+
+    def _listing(self, seen: dict[str, int]) -> list[tuple[str, list[str]]]:
+        """``(bucket, marker file names)`` for each bucket changed since ``seen`` (`buckets`)."""
+        out = []
+        now = time.time_ns()
+        if not self._dir_ok(self.root / self.dir):
+            return []
+        for bucket in _subdirs(self.root / self.dir, warn=self._warn):
+            try:
+                mtime = bucket.stat().st_mtime_ns
+            except OSError:
+                continue
+            if seen.get(bucket.name) == mtime:
+                continue
+            # A directory's mtime has the kernel's coarse clock tick (or the file server's): a
+            # marker made in the same tick just after this listing would leave it unchanged. A
+            # recent mtime is not remembered, so the bucket is listed again until its mtime is old
+            # enough to be trusted (git's "racy" rule).
+            seen[bucket.name] = mtime if now - mtime > _TRUSTED_AGE_NS else -1
+            try:
+                found = os.listdir(bucket)
+            except OSError:
+                continue
+            pattern = _DUE_NAME if self.kind == "scopes" else _DIGEST
+            out.append((bucket.name, sorted(n for n in found if pattern.fullmatch(n))))
+        return out
+
+    def _ids(self, bucket: str, files: list[str]) -> list[str]:
+        """The ids a plain root's markers hold, each read once (`_held`; a bad marker removed)."""
+        out = []
+        for file in files:
+            ws = self._known.get(file)
+            if ws is None:
+                ws = self._held(self.root / self.dir / bucket / file)
+                if ws is None:
+                    continue
+                if len(self._known) >= _KNOWN_IDS:
+                    self._known.clear()
+                self._known[file] = ws
+            out.append(ws)
+        return out
+
+    def age(self, file: str) -> float | None:
+        """Seconds since the marker ``file`` (`marker`) was made (its modification time, by this
+        host's clock: the file server's time and this host's are taken to agree); None when it is
+        not there."""
+        try:
+            mtime = os.lstat(self.root / self.dir / file[:2] / file).st_mtime
+        except OSError:
+            return None
+        return max(0.0, time.time() - mtime)
+
+    def drop(self, prefix: str) -> int:
+        """Remove every marker in ``prefix``'s bucket whose name starts with ``prefix`` and a dot or
+        is ``prefix`` (a user's digest: all the user's scopes, found by name, so also one whose
+        directory is gone); returns how many there were. Scopes only."""
+        bucket = self.root / self.dir / prefix[:2]
+        if not self._dir_ok(bucket):
+            return 0
+        dropped = 0
+        for name in os.listdir(bucket):
+            if _DUE_NAME.fullmatch(name) and name.split(".")[0] == prefix:
+                dropped += remove_marker(bucket / name)
+        return dropped
+
+    def _held(self, path: Path, name: str | None = None) -> str | None:
+        """The workspace id a plain marker holds; None (and the marker removed, with a warning)
+        when it is no marker: not a regular file, not text, or another id than its name says."""
+        try:
+            text = read_small_file(path, _MARKER_MAX).decode("utf-8")
+            if not text.endswith("\n") or "\n" in text[:-1] or not text[:-1]:
+                raise WorkspaceError("it does not hold one workspace id and a newline")
+            ws = text[:-1]
+            if plain_marker_name(ws) != (name or path.name):
+                raise WorkspaceError(f"it is not the due marker of {ws[:80]!r}")
+            return ws
+        except FileNotFoundError:
+            return None  # unmarked since the listing
+        except (WorkspaceError, OSError, UnicodeDecodeError) as exc:
+            why = exc.reason if isinstance(exc, UnicodeDecodeError) else exc
+            log.warning("due marker %s removed: %s", path, why)
+            try:
+                remove_marker(path)
+            except WorkspaceError as stuck:
+                self._warn_once(str(path), str(stuck))
+            return None
+
+    def _take_old(self) -> int:
+        """Move each marker an older version left in a plain root's ``.due`` (``.due/<digest>``
+        holding the id) into its bucket, then remove ``.due``; returns how many moved. One
+        ``lstat`` when there is no ``.due``."""
+        old = self.root / _OLD_PLAIN_DUE_DIR
+        if not os.path.lexists(old) or not self._dir_ok(old):
+            return 0
+        moved = 0
+        for name in sorted(os.listdir(old)):
+            if name.startswith("."):
+                continue  # being written (`atomic_write`'s temporary file)
+            ws = self._held(old / name, name)
+            if ws is None:
+                continue
+            self.mark(ws)  # the new marker first: a crash between the two keeps the mark
+            moved += remove_marker(old / name)
+        try:
+            os.rmdir(old)
+        except OSError:
+            pass  # written to meanwhile (a node of the older version): taken at the next listing
+        if moved:
+            log.warning(
+                "%d due marker(s) of an older version taken from %s into %s",
+                moved,
+                old,
+                self.root / self.dir,
+            )
+        return moved
+
+    def _dir_ok(self, path: Path) -> bool:
+        return _listable(self.root, path, self._warn)
+
+
 @dataclass(frozen=True)
 class ForgetResult:
     """What ``forget-user`` removed (``reverie.operations.forget``): the user's scopes and the files
@@ -536,6 +765,8 @@ class ScopeRoot:
                 f"-w {self.root} for its memory, or --root a folder of its own for users"
             )
         self._warned: set[str] = set()
+        #: The root's due markers (`DueMarkers`: ``due/<bucket>/<scope's name>``).
+        self.due = DueMarkers(self.root, "scopes", warn=self._warn_once)
 
     # -- where things are --------------------------------------------------------------------------
     def user_dir(self, user: str) -> Path:
@@ -572,7 +803,7 @@ class ScopeRoot:
         return check_no_link(self.root, self._scope_parts(scope.user_digest, scope.agent_digest))
 
     def due_path(self, name: str) -> Path:
-        return self.root / "due" / name[:2] / name
+        return self.due.path(name)
 
     # -- creating ----------------------------------------------------------------------------------
     def ensure(self, scope: Scope) -> Workspace:
@@ -675,55 +906,26 @@ class ScopeRoot:
         found = [read_scope(d) for d in self.scope_dirs(user)]
         return [s for s in found if s is not None and s.user == user]
 
-    # -- due markers (mark on write) ---------------------------------------------------------------
+    # -- due markers (mark on write; `DueMarkers`) -------------------------------------------------
     def mark_due(self, scope: Scope | str) -> None:
         """Mark a scope (or the scope a due name names) due; a no-op when it is."""
-        _touch(self.due_path(scope if isinstance(scope, str) else scope.name), self.root)
+        self.due.mark(scope if isinstance(scope, str) else scope.name)
 
     def unmark_due(self, name: str) -> None:
         """Remove a scope's due marker (`remove_marker`: a `WorkspaceError` for what cannot be)."""
-        if self._dir_ok(self.root / "due") and self._dir_ok(self.root / "due" / name[:2]):
-            remove_marker(self.due_path(name))
+        self.due.unmark(name)
 
     def due_names(self) -> list[str]:
         """The names of every scope marked due (one directory listing per bucket)."""
-        return [name for _bucket, names in self.due_buckets({}) for name in names]
+        return self.due.names()
 
     def due_buckets(self, seen: dict[str, int]) -> list[tuple[str, list[str]]]:
         """``(bucket, marker names)`` for each due bucket whose directory changed since ``seen``
-        (bucket → mtime in ns, updated in place): a poll lists only the buckets something was marked
-        or unmarked in. A link in place of ``due`` or a bucket is skipped with a warning."""
-        out = []
-        now = time.time_ns()
-        if not self._dir_ok(self.root / "due"):
-            return []
-        for bucket in _subdirs(self.root / "due", warn=self._warn_once):
-            try:
-                mtime = bucket.stat().st_mtime_ns
-            except OSError:
-                continue
-            if seen.get(bucket.name) == mtime:
-                continue
-            # A directory's mtime has the kernel's coarse clock tick (or the file server's): a
-            # marker made in the same tick just after this listing would leave it unchanged. A
-            # recent mtime is not remembered, so the bucket is listed again until its mtime is old
-            # enough to be trusted (git's "racy" rule).
-            seen[bucket.name] = mtime if now - mtime > _TRUSTED_AGE_NS else -1
-            try:
-                names = [n for n in os.listdir(bucket) if _DUE_NAME.fullmatch(n)]
-            except OSError:
-                continue
-            out.append((bucket.name, names))
-        return out
+        (`DueMarkers.buckets`)."""
+        return self.due.buckets(seen)
 
     def _dir_ok(self, path: Path) -> bool:
-        """Whether ``path`` may be listed: it exists, and neither it nor anything above it under the
-        root is a link (a link is warned about once and left alone)."""
-        try:
-            return check_no_link(self.root, path.relative_to(self.root).parts)
-        except WorkspaceError as exc:
-            self._warn_once(str(path), str(exc))
-            return False
+        return _listable(self.root, path, self._warn_once)
 
     def _warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:
@@ -768,14 +970,7 @@ class ScopeRoot:
         """Remove the due marker of every scope under the user directory ``digest`` (found by name
         in the due bucket, so also one whose directory is gone or has no ``scope.json``); returns
         how many there were."""
-        bucket = self.root / "due" / digest[:2]
-        if not self._dir_ok(bucket):
-            return 0
-        dropped = 0
-        for name in os.listdir(bucket):
-            if _DUE_NAME.fullmatch(name) and name.split(".")[0] == digest:
-                dropped += remove_marker(bucket / name)
-        return dropped
+        return self.due.drop(digest)
 
     def trash_user(self, digest: str) -> str | None:
         """Move the user directory ``digest`` into ``trash/`` in one rename, through directory
@@ -1044,7 +1239,7 @@ def due_hook(workspace: Workspace) -> Callable[[], None] | None:
     if name_and_root is None:
         return None
     name, root = name_and_root
-    marker = root / "due" / name[:2] / name
+    marker = root / "due" / name[:2] / name  # `DueMarkers.path`, without a check of the root
 
     def mark() -> None:
         try:
@@ -1075,18 +1270,23 @@ def _due_name_of(ws: Path) -> tuple[str, Path] | None:
     return name, users.parent
 
 
-def _touch(marker: Path, root: Path) -> None:
-    """Create an empty marker if absent (``O_CREAT | O_EXCL | O_NOFOLLOW``; cheap when it exists),
-    in ``due/<bucket>`` directories made one at a time, none of them a link. A new one is made
-    durable (its directory fsynced) so a crash does not forget that a scope is due."""
+def _touch(marker: Path, root: Path, text: str | None = None) -> None:
+    """Create a marker if absent (cheap when it exists: one ``lstat``), in ``<dir>/<bucket>``
+    directories under ``root`` made one at a time, none of them a link: an empty one ``O_CREAT |
+    O_EXCL | O_NOFOLLOW``, or one holding ``text`` written whole (a temporary file renamed over
+    it: a reader never sees it half written; a link there is replaced, never followed). A new one
+    is made durable (its directory fsynced) so a crash does not forget that a workspace is due."""
     if os.path.lexists(marker):
         return
     flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC | os.O_NOFOLLOW
-    if not check_no_link(root, ("due", marker.parent.name)):
-        root.mkdir(parents=True, exist_ok=True)  # (its parents are the operator's)
-        _mkdir_no_link(root / "due")
-        _mkdir_no_link(marker.parent)
     try:
+        if not check_no_link(root, (marker.parent.parent.name, marker.parent.name)):
+            root.mkdir(parents=True, exist_ok=True)  # (its parents are the operator's)
+            _mkdir_no_link(marker.parent.parent)
+            _mkdir_no_link(marker.parent)
+        if text is not None:
+            atomic_write(marker, text)
+            return
         fd = os.open(marker, flags, 0o644)
         os.close(fd)
         fsync_dir(marker.parent)
