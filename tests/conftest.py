@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import background, peers
+from support import background
 from support.cli import ROOT, run_cli
 
 __all__ = ["ROOT", "run_cli"]  # several test files import them from here
@@ -59,6 +59,8 @@ def _file_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
     file when it is nearly done, so heaviest first keeps the two workers ending together: xdist's
     own order (most tests first) left the files of one slow test, a peer environment's among
     them, for the end, one worker running them while the other had nothing left."""
+    from support import peers  # here: pytest_plugins has loaded it (its asserts rewritten)
+
     rank = {name: i for i, name in enumerate(HEAVIEST)}
     files: dict[str, list[pytest.Item]] = {}
     for item in items:
