@@ -134,7 +134,8 @@ def _items(ws: Any) -> set[tuple[str, str]]:
 #: runs only the turns after it. A turn's outcome depends on nothing but the turns before it (the
 #: same templates, config and ``SAID``), so a copy is the state those turns would leave again; the
 #: rounds' items share first messages ("I live in Leeds." begins several follow-ups). The least
-#: recently used are dropped.
+#: recently used are dropped. A test that changes the engine (monkeypatch) and runs items would need
+#: ``_STARTS.clear()`` before and after: none does.
 _STARTS: OrderedDict[tuple[str, ...], tuple[Path, list[set[tuple[str, str]]]]] = OrderedDict()
 _STARTS_KEPT = 256
 _STARTS_NAMES = itertools.count()
