@@ -224,6 +224,24 @@ def test_decisions_about_two_services_both_land(tmp_path) -> None:
     assert any("PostgreSQL" in ln for ln in lines) and any("Redis" in ln for ln in lines), lines
 
 
+def test_an_item_from_a_kept_workspace_is_the_item_run_whole(tmp_path) -> None:
+    """``run_item`` starts an item from a copy of the workspace its first turns left in an earlier
+    item (``_STARTS``): what it gives is what the same turns give from a new workspace."""
+    turns = ("I live in Rotterdam.", "Actually we moved to Utrecht last month.")
+    st._STARTS.clear()
+    whole = st.run_item(st.Item("T-3", "T", "correction", None, turns, (), ()), tmp_path)
+    assert turns[:1] in st._STARTS  # its first turn's workspace is kept
+    st.run_item(st.Item("T-4", "T", "ordinary", None, (turns[0], "Rotterdam was rainy."), (), ()))
+    kept = st.run_item(st.Item("T-3", "T", "correction", None, turns, (), ()), tmp_path)
+    assert ("USER.md", "Lives in Utrecht") in whole.lines  # the correction took
+    assert (kept.lines, kept.archive, kept.why_finds, kept.turns) == (
+        whole.lines,
+        whole.archive,
+        whole.why_finds,
+        whole.turns,
+    )
+
+
 def test_the_judge_counts_no_wrong_line_as_right() -> None:
     assert st.matches(
         "USER.md", "Lives in Krakow", "USER.md", "Lives in Krakow, Poland, since 2019"
