@@ -8,6 +8,7 @@ import itertools
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +29,69 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 _FAKES = itertools.count(1)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The files of the tests that wait for a background check run last, those tests at their end,
-    giving the checks the whole suite's time. Whole files: under pytest-xdist (``--dist loadfile``)
-    a file's tests run in one worker, in their order, as in a one-process run (they may share a
-    module fixture and its state), and a file is sent to a worker where it first appears."""
-    waiting = {item.nodeid.split("::")[0] for item in items if background.owns(item.nodeid)}
-    items.sort(  # stable: the rest keep their order
-        key=lambda item: (item.nodeid.split("::")[0] in waiting, background.owns(item.nodeid))
+#: The test files that took longest, heaviest first: ``--junitxml`` of a run of the whole suite
+#: under ``-n 2`` (main at 2219d82, 2026-11-29; each file's tests' times summed, 20 s and more
+#: under that run's load). A file not named here is lighter; a file named but gone is ignored.
+HEAVIEST = (
+    "test_memory_async", "test_offline_locomo", "test_model_replies_end_to_end",
+    "test_model_replies", "test_processes_one_workspace", "test_offline_round10_ordinary",
+    "test_signals", "test_examples", "test_fleet", "test_ui_browser", "test_offline_statements",
+    "test_ui_display_browser", "test_frameworks_oldest", "test_llm_lazy_import",
+    "test_fleet_operator", "test_doc_pages", "test_offline_round11_ordinary", "test_nanobot_035",
+    "test_doc_snippets", "test_lifecycle_year", "test_offline_round10_corrections",
+    "test_offline_gates", "test_mcp", "test_harden_threads", "test_history_fuzz",
+    "test_commit_signals", "test_offline_corpus", "test_mcp_wire", "test_fleet_outage",
+    "test_fault_injection", "test_memory_properties", "test_history", "test_schedule_root",
+    "test_offline_changes", "test_offload_processes", "test_offline_round8_changes",
+    "test_nanobot_concurrent", "test_gitstore_crash", "test_queries_write_nothing",
+    "test_memory_file_not_regular", "test_mcp_prompts", "test_offline_round7_changes",
+    "test_chat_terminal", "test_fleet_hostile", "test_offline_kinds", "test_cli_foundation",
+    "test_scopes", "test_layers", "test_llm_offline_fuzz", "test_offline_framing",
+)  # fmt: skip
+
+
+def _file_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
+    """Each test file's place in the run: the heaviest files first, then the files of the tests in
+    a peer environment (``support/peers.py``: built in the background meanwhile), then the lighter
+    files, most tests first, and last the files of the tests that wait for a background check
+    (``support/background.py``), giving the checks the whole suite's time. Under pytest-xdist
+    (``--dist loadfile``, ``--no-loadscope-reorder``: the order given here) a worker takes the next
+    file when it is nearly done, so heaviest first keeps the two workers ending together: xdist's
+    own order (most tests first) left the files of one slow test, a peer environment's among
+    them, for the end, one worker running them while the other had nothing left."""
+    from support import peers  # here: pytest_plugins has loaded it (its asserts rewritten)
+
+    rank = {name: i for i, name in enumerate(HEAVIEST)}
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    order = {}
+    for path, tests in files.items():
+        name = path.rsplit("/", 1)[-1].removesuffix(".py")
+        if any(background.owns(t.nodeid) for t in tests):
+            group = 3
+        elif any(
+            t.get_closest_marker(peers.MARKER) or t.get_closest_marker(peers.FRAMEWORK_MARKER)
+            for t in tests
+        ):
+            group = 1
+        else:
+            group = 0 if name in rank else 2
+        order[path] = (group, rank.get(name, len(rank)), -len(tests))
+    return order
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+    """Whole files in ``_file_order``, after every other plugin's order and selection: under
+    pytest-xdist (``--dist loadfile``) a file's tests run in one worker, in their order, as in a
+    one-process run (they may share a module fixture and its state), and a file is sent to a
+    worker in the order given here. The tests that wait for a background check run at the end of
+    their file."""
+    yield
+    order = _file_order(items)
+    items.sort(  # stable: a file's other tests keep their order
+        key=lambda item: (order[item.nodeid.split("::")[0]], background.owns(item.nodeid))
     )
 
 

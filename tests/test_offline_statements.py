@@ -9,6 +9,9 @@ never scored by a test."""
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, date, datetime
+
 import offline_statements as st
 import pytest
 
@@ -222,6 +225,30 @@ def test_decisions_about_two_services_both_land(tmp_path) -> None:
     run = st.run_item(st.Item("T-2", "T", "project_stack", None, (first, second), (), ()), tmp_path)
     lines = [line for _, line in run.lines]
     assert any("PostgreSQL" in ln for ln in lines) and any("Redis" in ln for ln in lines), lines
+
+
+def test_an_item_from_a_kept_workspace_is_the_item_run_whole(tmp_path) -> None:
+    """``run_item`` starts an item from a copy of the workspace its first turns left in an earlier
+    item (``_STARTS``): what it gives is what the same turns give from a new workspace."""
+    turns = ("I live in Rotterdam.", "Actually we moved to Utrecht last month.")
+    days = {str(date.today()), str(datetime.now(UTC).date())}
+    st._STARTS.clear()
+    whole = st.run_item(st.Item("T-3", "T", "correction", None, turns, (), ()), tmp_path)
+    assert turns[:1] in st._STARTS  # its first turn's workspace is kept
+    st.run_item(st.Item("T-4", "T", "ordinary", None, (turns[0], "Rotterdam was rainy."), (), ()))
+    kept = st.run_item(st.Item("T-3", "T", "correction", None, turns, (), ()), tmp_path)
+    assert ("USER.md", "Lives in Utrecht") in whole.lines  # the correction took
+    days |= {str(date.today()), str(datetime.now(UTC).date())}
+
+    def undated(archive: str) -> str:  # the archive's day is the run's: midnight may pass between
+        return re.sub("|".join(days), "DAY", archive)
+
+    assert (kept.lines, undated(kept.archive), kept.why_finds, kept.turns) == (
+        whole.lines,
+        undated(whole.archive),
+        whole.why_finds,
+        whole.turns,
+    )
 
 
 def test_the_judge_counts_no_wrong_line_as_right() -> None:
