@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from datetime import UTC, datetime, timedelta, timezone
 from html import unescape
 from pathlib import Path
@@ -639,6 +640,29 @@ def test_a_byte_that_is_not_utf8_is_shown_escaped_and_never_written_back(
     )
     assert r.status_code == 303
     assert latin1.read_bytes() == before.replace(b"Acme\n", b"Acme [pinned]\n")
+
+
+def test_a_committed_line_that_is_not_utf8_is_not_marked_uncommitted(
+    client, memory, latin1
+) -> None:
+    """The file is read byte for byte (a bad byte an escape), the commit through the store's
+    lossy decoding (U+FFFD): compared as they are, a committed Latin-1 line read as a hand edit
+    not committed yet (ui7)."""
+    latin1.write_bytes(latin1.read_bytes() + b"- Likes caf\xe9 au lait\n")
+    page = client.get("/memory").text
+    assert "1 line not committed yet" in page  # the hand edit, before any commit holds it
+    rows = latin1.read_text(errors="replace").split("\n")
+    r = client.post(  # another line's pin commits the file as it is, its bytes kept
+        "/memory/pin",
+        data={"csrf": _csrf(client), "path": "USER.md", "line": "3", "original": rows[3]},
+    )
+    assert r.status_code == 303
+    committed = subprocess.run(
+        ["git", "-C", str(latin1.parent), "show", "HEAD:USER.md"], capture_output=True, check=True
+    ).stdout
+    assert committed == latin1.read_bytes() and b"caf\xe9" in committed
+    page = client.get("/memory").text
+    assert "not committed" not in page, re.findall(r"\d+ lines? not committed yet", page)
 
 
 def test_a_refused_form_shows_back_what_was_typed(client, memory, latin1) -> None:
