@@ -30,6 +30,7 @@ import orjson
 import pytest
 from support.ui_app import BASE, new_memory, signed_in
 
+import reverie
 from reverie.storage import sessions_view
 from reverie.ui import views
 from reverie.ui.security import cookie_name
@@ -679,3 +680,41 @@ def test_a_refused_form_shows_back_what_was_typed(client, memory, latin1) -> Non
     assert r.status_code == 409 and "Not saved" in r.text
     assert _typed_back(r.text) == typed
     assert "Fact number 29" in latin1.read_text()
+
+
+@pytest.mark.parametrize(
+    ("odd", "shown"),
+    [
+        ("nul\x00 here", "nul\ufffd here"),  # the HTML parser reads a NUL as U+FFFD
+        ("a lone\rreturn", "a lone\nreturn"),  # a text area sends every CR as a line break
+        ("a windows line\r", "a windows line"),  # (CRLF: every such line would change)
+    ],
+)
+def test_a_file_a_text_area_cannot_carry_is_not_saved_from_the_whole_file_form(
+    client, memory, latin1, odd, shown
+) -> None:
+    """A browser's text area does not give every character back: saving the whole-file form
+    wrote the file with another line changed than the one the person edited (ui7)."""
+    latin1.write_bytes(latin1.read_bytes() + f"- {odd}\n".encode())
+    before, head = latin1.read_bytes(), memory.log(limit=1)[0].sha
+    text = before.decode()
+    page = client.get("/memory/file?path=USER.md").text
+    assert 'id="not-carried"' in page and "<textarea" not in page
+    # what a browser sends back from the text area as it showed it, one line added
+    typed = text.replace(f"- {odd}\n", f"- {shown}\n") + "- Likes tea\n"
+    form = {"path": "USER.md", "base": reverie.content_id(text), "csrf": _csrf(client)}
+    r = client.post("/memory/file", data={**form, "text": typed.replace("\n", "\r\n")})
+    assert r.status_code == 409 and "a text area cannot carry" in unescape(r.text)
+    assert _typed_back(r.text).replace("\r\n", "\n") == typed
+    assert latin1.read_bytes() == before and memory.log(limit=1)[0].sha == head
+    if "\x00" in odd:
+        return  # (any write of a file holding a NUL is the gate's to refuse)
+    # a line's own edit form still edits another line, the file's other bytes kept
+    rows = text.split("\n")
+    address = "/memory/edit?" + urlencode({"path": "USER.md", "line": 2, "text": rows[2]})
+    line_form = _memory_form(client.get(address).text)
+    r = client.post(
+        "/memory/edit", data={**line_form, "csrf": _csrf(client), "text": "- Lives in Porto"}
+    )
+    assert r.status_code == 303
+    assert latin1.read_bytes() == before.replace(b"Lisbon", b"Porto")
