@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from datetime import UTC, datetime, timedelta, timezone
 from html import unescape
 from pathlib import Path
@@ -29,6 +30,7 @@ import orjson
 import pytest
 from support.ui_app import BASE, new_memory, signed_in
 
+import reverie
 from reverie.storage import sessions_view
 from reverie.ui import views
 from reverie.ui.security import cookie_name
@@ -641,6 +643,29 @@ def test_a_byte_that_is_not_utf8_is_shown_escaped_and_never_written_back(
     assert latin1.read_bytes() == before.replace(b"Acme\n", b"Acme [pinned]\n")
 
 
+def test_a_committed_line_that_is_not_utf8_is_not_marked_uncommitted(
+    client, memory, latin1
+) -> None:
+    """The file is read byte for byte (a bad byte an escape), the commit through the store's
+    lossy decoding (U+FFFD): compared as they are, a committed Latin-1 line read as a hand edit
+    not committed yet (ui7)."""
+    latin1.write_bytes(latin1.read_bytes() + b"- Likes caf\xe9 au lait\n")
+    page = client.get("/memory").text
+    assert "1 line not committed yet" in page  # the hand edit, before any commit holds it
+    rows = latin1.read_text(errors="replace").split("\n")
+    r = client.post(  # another line's pin commits the file as it is, its bytes kept
+        "/memory/pin",
+        data={"csrf": _csrf(client), "path": "USER.md", "line": "3", "original": rows[3]},
+    )
+    assert r.status_code == 303
+    committed = subprocess.run(
+        ["git", "-C", str(latin1.parent), "show", "HEAD:USER.md"], capture_output=True, check=True
+    ).stdout
+    assert committed == latin1.read_bytes() and b"caf\xe9" in committed
+    page = client.get("/memory").text
+    assert "not committed" not in page, re.findall(r"\d+ lines? not committed yet", page)
+
+
 def test_a_refused_form_shows_back_what_was_typed(client, memory, latin1) -> None:
     """The gate refuses an edit that drops most of a file: the page says why and gives back the
     text typed, which a redirect to the Memory screen dropped."""
@@ -655,3 +680,41 @@ def test_a_refused_form_shows_back_what_was_typed(client, memory, latin1) -> Non
     assert r.status_code == 409 and "Not saved" in r.text
     assert _typed_back(r.text) == typed
     assert "Fact number 29" in latin1.read_text()
+
+
+@pytest.mark.parametrize(
+    ("odd", "shown"),
+    [
+        ("nul\x00 here", "nul\ufffd here"),  # the HTML parser reads a NUL as U+FFFD
+        ("a lone\rreturn", "a lone\nreturn"),  # a text area sends every CR as a line break
+        ("a windows line\r", "a windows line"),  # (CRLF: every such line would change)
+    ],
+)
+def test_a_file_a_text_area_cannot_carry_is_not_saved_from_the_whole_file_form(
+    client, memory, latin1, odd, shown
+) -> None:
+    """A browser's text area does not give every character back: saving the whole-file form
+    wrote the file with another line changed than the one the person edited (ui7)."""
+    latin1.write_bytes(latin1.read_bytes() + f"- {odd}\n".encode())
+    before, head = latin1.read_bytes(), memory.log(limit=1)[0].sha
+    text = before.decode()
+    page = client.get("/memory/file?path=USER.md").text
+    assert 'id="not-carried"' in page and "<textarea" not in page
+    # what a browser sends back from the text area as it showed it, one line added
+    typed = text.replace(f"- {odd}\n", f"- {shown}\n") + "- Likes tea\n"
+    form = {"path": "USER.md", "base": reverie.content_id(text), "csrf": _csrf(client)}
+    r = client.post("/memory/file", data={**form, "text": typed.replace("\n", "\r\n")})
+    assert r.status_code == 409 and "a text area cannot carry" in unescape(r.text)
+    assert _typed_back(r.text).replace("\r\n", "\n") == typed
+    assert latin1.read_bytes() == before and memory.log(limit=1)[0].sha == head
+    if "\x00" in odd:
+        return  # (any write of a file holding a NUL is the gate's to refuse)
+    # a line's own edit form still edits another line, the file's other bytes kept
+    rows = text.split("\n")
+    address = "/memory/edit?" + urlencode({"path": "USER.md", "line": 2, "text": rows[2]})
+    line_form = _memory_form(client.get(address).text)
+    r = client.post(
+        "/memory/edit", data={**line_form, "csrf": _csrf(client), "text": "- Lives in Porto"}
+    )
+    assert r.status_code == 303
+    assert latin1.read_bytes() == before.replace(b"Lisbon", b"Porto")

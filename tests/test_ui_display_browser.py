@@ -13,6 +13,10 @@ repeated."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote, urlencode
@@ -20,14 +24,20 @@ from urllib.parse import quote, urlencode
 import orjson
 import pytest
 from support.browser import (  # it skips this module where chromium or selenium is missing
+    SIGN_IN,
     WAIT,
     By,
     WebDriverWait,
+    chromium,
     ec,
     go,
+    printed,
+    sign_in,
     signed_in_browser,
+    stop,
     webdriver,
 )
+from support.cli import ROOT
 from support.ui_app import new_memory
 
 from reverie.storage import sessions_view
@@ -335,3 +345,56 @@ def test_a_huge_conversation_opens_newest_first_and_pages_back_through_an_append
     WebDriverWait(ui, WAIT).until(
         ec.text_to_be_present_in_element((By.TAG_NAME, "main"), "appended 1")
     )
+
+
+# -- a server that stops while a form is open ---------------------------------------------------
+
+
+def _serve_on(workspace: Path, home: Path, port: str) -> subprocess.Popen[str]:
+    """``reverie ui`` on ``port`` (``start_ui``'s ``--port 0`` would take another: another origin,
+    whose storage the browser keeps apart)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVERIE_")}
+    env.update(REVERIE_HOME=str(home), PYTHONPATH=str(ROOT))
+    args = ["-w", str(workspace), "ui", "--no-browser", "--port", port]
+    return subprocess.Popen(
+        [sys.executable, "-m", "reverie", *args],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+
+
+def test_a_text_sent_to_a_stopped_server_is_offered_back(
+    workspace: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Save pressed while the server is down (stopped, restarting): the browser's error page,
+    and back to a form page it may not keep (no-store) lost what was typed. The text is kept in
+    the tab until a page of the server answers its post; the same form offers it back (ui7)."""
+    home = tmp_path_factory.mktemp("home")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    driver = chromium(tmp_path_factory.mktemp("chromium"))
+    proc = _serve_on(workspace, home, port)
+    try:
+        driver.ui_base = sign_in(driver, printed(proc, SIGN_IN))  # type: ignore[attr-defined]
+        go(driver, "/memory/file?path=memory/MEMORY.md")
+        typed = driver.find_element(By.NAME, "text").get_property("value") + "- Owns a boat\n"
+        _type(driver, "text", typed)
+        stop(proc)
+        driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+        WebDriverWait(driver, WAIT).until(lambda d: "ERR_CONNECTION_REFUSED" in d.page_source)
+        proc = _serve_on(workspace, home, port)  # the same port, a new secret: signed in afresh
+        driver.ui_base = sign_in(driver, printed(proc, SIGN_IN))  # type: ignore[attr-defined]
+        go(driver, "/memory/file?path=memory/MEMORY.md")
+        note = WebDriverWait(driver, WAIT).until(ec.presence_of_element_located((By.ID, "unsent")))
+        note.find_element(By.TAG_NAME, "button").click()
+        assert driver.find_element(By.NAME, "text").get_property("value") == typed
+        _submit(driver)
+        assert "- Owns a boat" in (workspace / "memory" / "MEMORY.md").read_text()
+        go(driver, "/memory/file?path=memory/MEMORY.md")  # answered: not offered again
+        assert not driver.find_elements(By.ID, "unsent")
+    finally:
+        driver.quit()
+        stop(proc)

@@ -28,6 +28,7 @@ import base64
 import binascii
 import functools
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from datetime import date
 from pathlib import Path
@@ -264,6 +265,7 @@ class UI(Pages):
             path=rel,
             text=text,
             not_utf8=_not_utf8(rel, text) if text is not None else None,
+            not_carried=_not_carried(rel, text) if text is not None else None,
             loaded_id=content_id(text) if text is not None else "",
             hidden=sum(len(hidden(line)) for line in (text or "").split("\n")),
             active="memory",
@@ -281,7 +283,7 @@ class UI(Pages):
                     f"this form does not say which version of {rel} it was made from: nothing "
                     "was written (reload the page)"
                 )
-            await self._round_trips(rel)
+            await self._round_trips(rel, whole=True)
             text = form.get("text", "").replace("\r\n", "\n")
             result = await self.memory.awrite(rel, text, message=f"manual: edit {rel}", base=base)
             return _edited(rel, result)
@@ -294,11 +296,14 @@ class UI(Pages):
         (``\\xE9``) and no form writes U+FFFD back in its place."""
         return await self.memory.aread(rel, exact=True)
 
-    async def _round_trips(self, rel: str, loaded: str | None = None) -> None:
+    async def _round_trips(self, rel: str, loaded: str | None = None, whole: bool = False) -> None:
         """Refuse an edit of a file holding bytes that are not UTF-8, as the form loaded it
-        (``loaded``) or as it is now: a form carries text, and would write other bytes for them."""
+        (``loaded``) or as it is now: a form carries text, and would write other bytes for them.
+        ``whole``: the whole file came back through a text area, which must carry it as it is."""
         for text in (loaded, await self._exact(rel)):
             why = _not_utf8(rel, text) if text is not None else None
+            if why is None and whole and text is not None:
+                why = _not_carried(rel, text)
             if why is not None:
                 raise ReverieError(f"Nothing was written: {why}")
 
@@ -847,6 +852,27 @@ def _not_utf8(rel: str, text: str) -> str | None:
         "does not save it, since a form cannot carry those bytes back and would write others in "
         "their place. Convert the file to UTF-8 (for Latin-1 text: iconv -f latin1 -t utf-8), "
         "then edit it here"
+    )
+
+
+#: What a browser's text area does not give back as it was: the HTML parser reads a NUL as U+FFFD,
+#: and the form sends every carriage return (alone, or before a line feed) as a line break.
+_NOT_CARRIED = re.compile("[\x00\r]")
+
+
+def _not_carried(rel: str, text: str) -> str | None:
+    """Why the whole-file form will not save ``rel`` (``text``: it as it is), or None when a text
+    area gives it back as it is: saved from one, a line the person did not touch would change."""
+    found = _NOT_CARRIED.search(text)
+    if found is None:
+        return None
+    what = "a NUL" if found.group() == "\x00" else "a carriage return (\\r)"
+    line = text.count("\n", 0, found.start()) + 1
+    return (
+        f"{rel} holds {what} at line {line}, which a text area cannot carry: saved from this "
+        "page, lines you did not touch would change. Edit one line at a time from the Memory "
+        "screen, or remove those characters from the file (for a file saved with Windows line "
+        "ends: dos2unix)"
     )
 
 

@@ -176,6 +176,9 @@ def _uncommitted(rows: list[str], committed: str | None) -> set[int]:
     if committed is None:
         return set(range(len(rows)))
     before = committed.split("\n")
+    # ``rows`` are read byte for byte (a byte that is not UTF-8 a surrogate), the committed text
+    # as the store decodes it (that byte U+FFFD): compared as the store would read them
+    rows = [_as_stored(row) for row in rows]
     if before == rows:
         return set()
     matcher = SequenceMatcher(None, before, rows, autojunk=False)
@@ -185,6 +188,14 @@ def _uncommitted(rows: list[str], committed: str | None) -> set[int]:
         if tag in ("insert", "replace")
         for j in range(j1, j2)
     }
+
+
+def _as_stored(row: str) -> str:
+    """``row`` (read with ``surrogateescape``) as the store's lossy decoding of the same bytes
+    reads it: each byte that is not UTF-8 U+FFFD."""
+    if undecodable(row) is None:
+        return row
+    return exact_bytes(row).decode("utf-8", errors="replace")
 
 
 _UNCOMMITTED = (

@@ -3,6 +3,7 @@
 // - buttons with data-confirm ask before posting;
 // - a page the back button brings back from the browser's cache after a form was posted is
 //   loaded again (it would show a state that has moved on);
+// - a text sent while the server could not answer is kept in the tab, and its form offers it back;
 // - the Dream page follows the run's progress until it finishes, then reloads to show the result;
 // - a signed-in page remembers its server's prefix (localStorage is per origin, so per port): a link
 //   to this server from elsewhere (/timeline) then finds its way to /<prefix>/timeline; signing out
@@ -56,6 +57,51 @@ window.addEventListener("pageshow", function (event) {
   try { posted = Number(window.sessionStorage.getItem("reverie-posted") || 0); } catch (e) { return; }
   if (posted > loadedAt) window.location.reload();
 });
+
+// A text sent while the server could not answer (stopped, restarting): the browser shows its own
+// error page, and the form page behind it is not kept (no-store), so what was typed would be lost.
+// It is kept in this tab's storage until a page of the server answers the post (its message, the
+// text shown back, the conflict page); until then, the same form offers it back.
+(function () {
+  var store, key = "reverie-unsent", body = document.body;
+  try { store = window.sessionStorage; } catch (e) { return; }
+  if (!store || !body) return;
+  function here() {  // this page's address without the server's id, which a restart changes
+    var path = window.location.pathname, prefix = body.dataset.prefix || "";
+    if (prefix && path.indexOf(prefix + "/") === 0) path = path.slice(prefix.length);
+    return path + window.location.search;
+  }
+  document.addEventListener("submit", function (event) {
+    var form = event.target, field = form.elements && form.elements.namedItem("text");
+    if (event.defaultPrevented || (form.method || "").toLowerCase() !== "post") return;
+    if (!field || !field.value || !field.value.trim()) return;
+    try { store.setItem(key, JSON.stringify({page: here(), text: field.value})); } catch (e) { /* none */ }
+  });
+  var unsent = null;
+  try { unsent = JSON.parse(store.getItem(key) || "null"); } catch (e) { unsent = null; }
+  if (!unsent || typeof unsent.text !== "string") return;
+  if (document.querySelector("[data-flash], #typed-back, #resolved")) { store.removeItem(key); return; }
+  var field = document.querySelector("form.stack [name=text]");
+  if (!field || unsent.page !== here()) return;
+  var note = document.createElement("div");
+  note.id = "unsent";
+  note.className = "flash error";
+  note.setAttribute("role", "alert");
+  var say = document.createElement("p");
+  say.textContent = "The text you last sent from this form got no answer from the server: it may " +
+    "not be saved (the Memory screen shows what is). ";
+  var again = document.createElement("button");
+  again.type = "button";
+  again.textContent = "Put it back in the form";
+  again.addEventListener("click", function () {
+    field.value = unsent.text;
+    store.removeItem(key);
+    note.remove();
+  });
+  say.appendChild(again);
+  note.appendChild(say);
+  field.form.parentNode.insertBefore(note, field.form);
+})();
 
 function followDream(box) {
   var phase = document.getElementById("dream-phase");
