@@ -450,6 +450,26 @@ RULES = [
         "Reply in {v}",
         finish=a_language_reply,  # "reply in arabic": typed without its capital
     ),
+    # "Medium length please, a few paragraphs maximum": a middle length, with its limit said (a
+    # limit alone, "a few paragraphs max", may be one answer's)
+    rule(
+        r"\bmedium(?:[- ]length| sized?)?(?: (?:answers|replies|responses))?(?: please| pls)?"
+        r"(?:,\s*|\s+)(?:(?:about|around|like|just) )?(?P<v>a few|a couple of|two or three|2-3|"
+        r"2 or 3|three or four|3-4) paragraphs(?: max(?:imum)?| at most| tops)?(?=\s*(?:[,.;!]|$))",
+        "Keep answers to {v} paragraphs",
+        change=True,
+    ),
+    # "English please from now on", "in english going forward": a language said alone as the one
+    # for every reply from now on (never "English please" for one answer, "from now on I'll speak
+    # English")
+    rule(
+        r"^(?:(?:ok|okay|so|and|then|but|actually|nvm)[,!.]?\s+)*(?:(?:reply|answer|write) )?"
+        r"(?:in )?(?P<v>[A-Za-z]+)(?: (?:please|pls|plz))?,? (?:from now on|going forward|from "
+        r"here on(?: out)?)(?: (?:please|pls|plz))?(?=\s*(?:[,.;!]|$))",
+        "Reply in {v}",
+        change=True,
+        finish=a_language_reply,
+    ),
     # "switch back to English please", "go back to replying in English": the reply language changed
     rule(
         r"^(?:please |can you |could you |pls |let's |lets |ok,? |okay,? )?(?:switch|go|change|"

@@ -148,9 +148,11 @@ SARCASM = lazy(
 #: ("my husky destroys everything lol. I live in Oslo").
 _LAUGH = r"(?:\b(?:lol|lmao|rofl|haha\w*)\b|😂|🤣)"
 LAUGH = lazy(_LAUGH, re.I)
-#: Laughter at one's own slip covers nothing: "lol autocorrect, it's Rollo", "typo haha".
+#: Laughter at one's own slip covers nothing: "lol autocorrect, it's Rollo", "typo haha", "haha my
+#: granddaughter corrected me, it's Tiger".
 _SELF_LAUGH = lazy(
-    rf"{_LAUGH}[,.!:]*\s*(?=(?:autocorrect|typo|my bad|oops|whoops|sorry|i mistyped|i meant)\b)|"
+    rf"{_LAUGH}[,.!:]*\s*(?=(?:autocorrect|typo|my bad|oops|whoops|sorry|i mistyped|i meant|"
+    r"(?:my|our) [a-z]+ (?:just )?corrected me)\b)|"
     rf"\b(?:autocorrect|typo|my bad|oops|whoops|mistyped|misspelled)\W*{_LAUGH}",
     re.I,
 )
