@@ -16,7 +16,7 @@ from ..framing import framed, temporary
 from ..lazyre import lazy
 from .agent import AGENT_VERBS
 from .person import first_person
-from .shorthand import household, spelled, titled_here, with_subject
+from .shorthand import household, opening_role, spelled, titled_here, with_subject
 
 #: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I
 #: like Perl").
@@ -613,8 +613,8 @@ def _fragments(part: str) -> list[str]:
     items = [i.strip().rstrip(".!") for i in part.split(",")]
     if len(items) < 2:
         return [part]
-    titled = titled_here(items[0])
-    if titled:  # "Nurse here, ICU, nights": the introduction is a clause of its own
+    titled = titled_here(items[0]) or opening_role(items[0], items[1])
+    if titled:  # "Nurse here, ICU, nights", "ux researcher, ~5 yrs in": an introduction
         return [titled, part.split(",", 1)[1].strip()]
     read = [household(i) or with_subject(i) for i in items]
     if any(not i or said == i for i, said in zip(items, read)):
