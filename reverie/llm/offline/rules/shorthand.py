@@ -140,8 +140,8 @@ def _named(m: re.Match[str]) -> str:
 
 def spelled(message: str) -> str:
     """The message with its apostrophes put back ("im" → "I'm", "dont" → "don't"), "w" read as
-    "with", "+" between words as "and", a relative's or a pet's name typed in lower case given its capital ("my husband
-    kemal")."""
+    "with", "+" between words as "and", a relative's or a pet's name typed in lower case given its
+    capital ("my husband kemal")."""
     message = _WITH.sub("with", _WERE.sub("we're ", message))
     message = _PLUS.sub(" and ", message)
     message = _KIN_NAMED.sub(_named, message)
