@@ -250,8 +250,11 @@ CORRECTION_CUE = lazy(
 
 
 CHANGE_CUE = lazy(
-    r"\b(?:actually|i meant|i was wrong|now|currently|these days|nowadays|no longer|any ?more|"
+    r"\b(?:actually|i meant|i was wrong|currently|these days|nowadays|no longer|any ?more|"
     r"since (?:last|this)|moved|relocated|switched|changed|new job|instead|replaces?)\b"
+    # "now", but not after a duration ("a nurse for twelve years now" says how long, no change)
+    r"|(?<!years )(?<!year )(?<!yrs )(?<!months )(?<!month )(?<!weeks )(?<!decades )"
+    r"(?<!a while )(?<!ages )\bnow\b"
     # a spelling given letter by letter corrects one: "Jorge, with g", "with two Ls"
     r"|\bwith (?:(?:an? |one )?[b-hj-z]|(?:two|double|three) [a-z]'?s?)(?=\s*(?:[,.;!]|$))",
     re.I,
