@@ -6,6 +6,8 @@ could replace a line. Every sentence here was written for these tests.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from reverie.llm.offline.rules import extract_facts
@@ -58,3 +60,16 @@ def test_a_duration_with_now_is_no_correction(message: str, line: str) -> None:
 
 def test_now_alone_still_marks_a_change() -> None:
     assert ("Lives in Lyon", "correction") in facts("I live in Lyon now")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "The exam for my class 12 students is on 14 June, I need to finish the syllabus first.",
+        "The presentation for my team is on 3 May",
+    ],
+)
+def test_a_dated_event_is_a_note_about_the_user(message: str) -> None:
+    """A memory line is in the third person: "my" in the user's words is "the user's" (Z-111)."""
+    got = [t for t, _ in facts(message)]
+    assert got and not [t for t in got if re.search(r"\bmy\b", t, re.I)], got
