@@ -74,3 +74,29 @@ def test_a_look_alike_gives_no_job(message: str) -> None:
 def test_plus_in_a_name_or_a_language_is_kept() -> None:
     assert "Works at Marks & Spencer" in facts("I work at Marks & Spencer")
     assert "Uses C++" in facts("we use c++ and python")
+
+
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        ("keep answers to max 5 bullets", "Keep answers under 5 bullet points"),
+        ("keep it to a maximum of 3 paragraphs please", "Keep answers under 3 paragraphs"),
+        ("american spelling pls (color, center etc)", "Use american spelling"),
+        ("metric only please (kg, km)", "Use metric units"),
+    ],
+)
+def test_a_terse_request_is_a_rule(message: str, line: str) -> None:
+    assert line in facts(message), facts(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "keep answers to max 5 bullets if the topic is small",
+        "can you keep it to max 5 bullets?",
+        "american spelling (is it color or colour?)",
+    ],
+)
+def test_a_terse_request_with_a_condition_or_a_question_is_none(message: str) -> None:
+    got = facts(message)
+    assert not [t for t in got if t.startswith(("Keep answers", "Use "))], got

@@ -229,6 +229,13 @@ def _a_limit_said(f: Filling) -> bool:
     return with_number(f) and f.template != "Keep answers short"
 
 
+def _a_max_limit(f: Filling) -> bool:
+    """ "max 5 bullets": the limit as the template writes it ("5 bullet points")."""
+    unit = f.groups.get("u", "")
+    f.values["v"] = f"{f.groups.get('n', '')} {'bullet points' if unit == 'bullets' else unit}"
+    return True
+
+
 def a_language_reply(f: Filling) -> bool:
     value = f.groups.get("v", "")
     f.values["v"] = value[:1].upper() + value[1:].lower()
@@ -501,6 +508,14 @@ RULES = [
         r"(?P<v>\d+ (?:sentences|words|lines|paragraphs|bullet points))\b",
         "Keep answers under {v}",
     ),
+    # "keep answers to max 5 bullets": the limit said before its number, bullets for bullet points
+    rule(
+        rf"{TO_AGENT}keep (?:it|them|answers|your answers|replies|your replies|responses) (?:to|"
+        r"at|within) (?:a )?(?:max(?:imum)?(?: of)?|at most) (?P<n>\d+) (?P<u>sentences|words|"
+        r"lines|paragraphs|bullet points|bullets)(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|per)\b)",
+        "Keep answers under {v}",
+        finish=_a_max_limit,
+    ),
     rule(
         r"^(?:please[,\s]+)?(?:answer|reply|respond) (?:in|with|using) no more than (?P<v>\d+ "
         r"(?:sentences|words|lines))\b",
@@ -558,7 +573,9 @@ RULES = [
         r"^(?:(?:please|pls)[,\s]+)?(?:use )?"
         r"(?P<v>metric(?: units)?|imperial(?: units)?|celsius|fahrenheit|british spelling|"
         r"american spelling|24-hour time|iso dates)"
-        r"(?: only| always| from now on)?(?:,?\s*(?:please|pls|thanks))?\s*[.!]*$",
+        # … with its examples after it: "british spelling pls (colour, optimise etc)"
+        r"(?: only| always| from now on)?(?:,?\s*(?:please|pls|thanks))?(?:\s*\([^()]{1,60}\))?"
+        r"\s*[.!]*$",
         "Use {v}",
         finish=a_convention,
     ),
