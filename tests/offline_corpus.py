@@ -58,7 +58,7 @@ The user's name is Jonas.
 USER | Lives in Berlin
 I live in Berlin.
 I'm based in Berlin.
-I live in Berlin with my partner and two cats.
+I live in Berlin with my partner and two cats. => USER | Lives in Berlin; USER | Has a partner
 User lives in Berlin.
 We talked for a while. I live in Berlin, by the way.
 My home is in Berlin.

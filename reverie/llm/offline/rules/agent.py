@@ -229,6 +229,13 @@ def _a_limit_said(f: Filling) -> bool:
     return with_number(f) and f.template != "Keep answers short"
 
 
+def _a_max_limit(f: Filling) -> bool:
+    """ "max 5 bullets": the limit as the template writes it ("5 bullet points")."""
+    unit = f.groups.get("u", "")
+    f.values["v"] = f"{f.groups.get('n', '')} {'bullet points' if unit == 'bullets' else unit}"
+    return True
+
+
 def a_language_reply(f: Filling) -> bool:
     value = f.groups.get("v", "")
     f.values["v"] = value[:1].upper() + value[1:].lower()
@@ -450,6 +457,26 @@ RULES = [
         "Reply in {v}",
         finish=a_language_reply,  # "reply in arabic": typed without its capital
     ),
+    # "Medium length please, a few paragraphs maximum": a middle length, with its limit said (a
+    # limit alone, "a few paragraphs max", may be one answer's)
+    rule(
+        r"\bmedium(?:[- ]length| sized?)?(?: (?:answers|replies|responses))?(?: please| pls)?"
+        r"(?:,\s*|\s+)(?:(?:about|around|like|just) )?(?P<v>a few|a couple of|two or three|2-3|"
+        r"2 or 3|three or four|3-4) paragraphs(?: max(?:imum)?| at most| tops)?(?=\s*(?:[,.;!]|$))",
+        "Keep answers to {v} paragraphs",
+        change=True,
+    ),
+    # "English please from now on", "in english going forward": a language said alone as the one
+    # for every reply from now on (never "English please" for one answer, "from now on I'll speak
+    # English")
+    rule(
+        r"^(?:(?:ok|okay|so|and|then|but|actually|nvm)[,!.]?\s+)*(?:(?:reply|answer|write) )?"
+        r"(?:in )?(?P<v>[A-Za-z]+)(?: (?:please|pls|plz))?,? (?:from now on|going forward|from "
+        r"here on(?: out)?)(?: (?:please|pls|plz))?(?=\s*(?:[,.;!]|$))",
+        "Reply in {v}",
+        change=True,
+        finish=a_language_reply,
+    ),
     # "switch back to English please", "go back to replying in English": the reply language changed
     rule(
         r"^(?:please |can you |could you |pls |let's |lets |ok,? |okay,? )?(?:switch|go|change|"
@@ -480,6 +507,14 @@ RULES = [
         r"below|to|within) "
         r"(?P<v>\d+ (?:sentences|words|lines|paragraphs|bullet points))\b",
         "Keep answers under {v}",
+    ),
+    # "keep answers to max 5 bullets": the limit said before its number, bullets for bullet points
+    rule(
+        rf"{TO_AGENT}keep (?:it|them|answers|your answers|replies|your replies|responses) (?:to|"
+        r"at|within) (?:a )?(?:max(?:imum)?(?: of)?|at most) (?P<n>\d+) (?P<u>sentences|words|"
+        r"lines|paragraphs|bullet points|bullets)(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|per)\b)",
+        "Keep answers under {v}",
+        finish=_a_max_limit,
     ),
     rule(
         r"^(?:please[,\s]+)?(?:answer|reply|respond) (?:in|with|using) no more than (?P<v>\d+ "
@@ -538,7 +573,9 @@ RULES = [
         r"^(?:(?:please|pls)[,\s]+)?(?:use )?"
         r"(?P<v>metric(?: units)?|imperial(?: units)?|celsius|fahrenheit|british spelling|"
         r"american spelling|24-hour time|iso dates)"
-        r"(?: only| always| from now on)?(?:,?\s*(?:please|pls|thanks))?\s*[.!]*$",
+        # … with its examples after it: "british spelling pls (colour, optimise etc)"
+        r"(?: only| always| from now on)?(?:,?\s*(?:please|pls|thanks))?(?:\s*\([^()]{1,60}\))?"
+        r"\s*[.!]*$",
         "Use {v}",
         finish=a_convention,
     ),

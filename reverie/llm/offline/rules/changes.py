@@ -331,12 +331,23 @@ def a_birth(f: Filling) -> bool:
         or " now" in f.match.group(0)
         or f.values.get("n", "").lower() in _ORDINAL_COUNT
     )
-    if not said_anew or not re.search(
+    born = re.search(
         r"\b(?:born|arrived|baby|newborn|welcomed|adopted|little (?:boy|girl|one))\b", message, re.I
-    ):
+    )
+    # a count of grandchildren said anew with a cue ("Correction, three grandchildren now")
+    cued = f.groups.get("g") and re.match(
+        r"\W*(?:correction|update|actually|sorry)\b", message, re.I
+    )
+    if not said_anew or not (born or cued):
         return False
     n = f.values.get("n", "").lower()
     f.values["n"] = _ORDINAL_COUNT.get(n, n)  # "Three kids now": the count as a line says it
+    grand = (f.groups.get("g") or "").lower()
+    if grand:  # "three grandchildren now": the count of grandchildren (or grandsons, …)
+        f.values["k"] = {"grandchildren": "grandchild", "grandkids": "grandchild"}.get(
+            grand, grand.removesuffix("s")
+        )
+        return True
     kind = re.search(r"\b(son|daughter|boy|girl)\b", message, re.I)
     said = kind.group(1).lower() if kind else "child"
     f.values["k"] = {"boy": "son", "girl": "daughter"}.get(said, said)
@@ -642,6 +653,10 @@ RULES = [
             r"(?P<n>second|third|fourth|fifth|sixth)(?=\s*(?:[,.;!—–]|$)|\s+(?:baby|child|kid)\b)",
             # the count with its noun, said alone: "Three kids now — baby Iris arrived"
             r"^(?P<n>two|three|four|five|six|2|3|4|5|6) (?:kids|children) now(?=\s*(?:[,.;!—–]|$))",
+            # … of grandchildren, after a cue: "Correction, three grandchildren now!"
+            r"^(?:(?:correction|update|actually|sorry|oh)[,:!]?\s+)?(?:(?:we|i)(?: now)? have "
+            r")?(?P<n>two|three|four|five|six|2|3|4|5|6) (?P<g>grandchildren|grandkids|grandsons|"
+            r"granddaughters) now(?=\s*(?:[,.;!—–]|$))",
         ),
         "Now: children {n} {k}",
         None,

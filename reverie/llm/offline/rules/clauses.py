@@ -16,7 +16,7 @@ from ..framing import framed, temporary
 from ..lazyre import lazy
 from .agent import AGENT_VERBS
 from .person import first_person
-from .shorthand import household, spelled, titled_here, with_subject
+from .shorthand import household, opening_role, spelled, titled_here, with_subject
 
 #: Set phrases that say nothing literal: removed before a sentence is read ("Call me crazy, but I
 #: like Perl").
@@ -148,9 +148,11 @@ SARCASM = lazy(
 #: ("my husky destroys everything lol. I live in Oslo").
 _LAUGH = r"(?:\b(?:lol|lmao|rofl|haha\w*)\b|😂|🤣)"
 LAUGH = lazy(_LAUGH, re.I)
-#: Laughter at one's own slip covers nothing: "lol autocorrect, it's Rollo", "typo haha".
+#: Laughter at one's own slip covers nothing: "lol autocorrect, it's Rollo", "typo haha", "haha my
+#: granddaughter corrected me, it's Tiger".
 _SELF_LAUGH = lazy(
-    rf"{_LAUGH}[,.!:]*\s*(?=(?:autocorrect|typo|my bad|oops|whoops|sorry|i mistyped|i meant)\b)|"
+    rf"{_LAUGH}[,.!:]*\s*(?=(?:autocorrect|typo|my bad|oops|whoops|sorry|i mistyped|i meant|"
+    r"(?:my|our) [a-z]+ (?:just )?corrected me)\b)|"
     rf"\b(?:autocorrect|typo|my bad|oops|whoops|mistyped|misspelled)\W*{_LAUGH}",
     re.I,
 )
@@ -248,8 +250,11 @@ CORRECTION_CUE = lazy(
 
 
 CHANGE_CUE = lazy(
-    r"\b(?:actually|i meant|i was wrong|now|currently|these days|nowadays|no longer|any ?more|"
+    r"\b(?:actually|i meant|i was wrong|currently|these days|nowadays|no longer|any ?more|"
     r"since (?:last|this)|moved|relocated|switched|changed|new job|instead|replaces?)\b"
+    # "now", but not after a duration ("a nurse for twelve years now" says how long, no change)
+    r"|(?<!years )(?<!year )(?<!yrs )(?<!months )(?<!month )(?<!weeks )(?<!decades )"
+    r"(?<!a while )(?<!ages )\bnow\b"
     # a spelling given letter by letter corrects one: "Jorge, with g", "with two Ls"
     r"|\bwith (?:(?:an? |one )?[b-hj-z]|(?:two|double|three) [a-z]'?s?)(?=\s*(?:[,.;!]|$))",
     re.I,
@@ -611,8 +616,8 @@ def _fragments(part: str) -> list[str]:
     items = [i.strip().rstrip(".!") for i in part.split(",")]
     if len(items) < 2:
         return [part]
-    titled = titled_here(items[0])
-    if titled:  # "Nurse here, ICU, nights": the introduction is a clause of its own
+    titled = titled_here(items[0]) or opening_role(items[0], items[1])
+    if titled:  # "Nurse here, ICU, nights", "ux researcher, ~5 yrs in": an introduction
         return [titled, part.split(",", 1)[1].strip()]
     read = [household(i) or with_subject(i) for i in items]
     if any(not i or said == i for i, said in zip(items, read)):

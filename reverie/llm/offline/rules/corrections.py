@@ -27,7 +27,8 @@ __all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all", "distance"]
 
 #: Words that make a message a correction of something said before.
 _CUE = lazy(
-    r"\b(?:actually|sorry|mistake|wrong|typo|autocorrect|i meant|i mean|wait|oops|correction|not "
+    r"\b(?:actually|sorry|mistake|wrong|typo|autocorrect|i meant|i mean|wait|oops|correction|nvm|"
+    r"never ?mind|not "
     r"\w+|"
     r"changed my mind|they moved|moved it|slipped|update|pushed|extended|postponed|upgrade|"
     r"spelled|spelt|mistyped|"
@@ -76,7 +77,8 @@ def name_corrected(f: Filling) -> bool:
         for w in re.findall(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z])[\w'’-]+", message)
         if w != f.values["v"]
     ]
-    if re.search(r"\bnames?\b", message, re.I):
+    # "the word name" points at any named line; "the cat's name" only at a name said alike
+    if re.search(r"\bnames?\b", message, re.I) and not f.groups.get("o"):
         said.append("name")
     f.template += f"{SAID}{' '.join(said)}" if said else ""
     return True
@@ -220,6 +222,24 @@ def a_tool_version(f: Filling) -> bool:
     return is_tech(tool)
 
 
+#: A meeting said to have changed, by name ("they changed the staff meeting").
+_CHANGED_EVENT = lazy(
+    rf"\b(?:changed|moved|rescheduled|shifted|switched) (?:the |our |my )(?P<e>{_EVENT})"
+    r"(?=\s*(?:[,.;!—–]|$))",
+    re.I,
+)
+
+
+def a_meeting_changed(f: Filling) -> bool:
+    """The day said anew rides with the meeting the message says changed ("; said: staff
+    meeting"); with none named, nothing (the line meant cannot be told)."""
+    m = _CHANGED_EVENT.search(f.message or f.match.string)
+    if m is None or not _MEETING.search(m.group("e")):
+        return False
+    f.template += f"{SAID}{m.group('e')}"
+    return True
+
+
 def a_cadence_of(f: Filling) -> bool:
     """The event rides with the new day ("; said: 1:1s"): its line must name it."""
     f.template += f"{SAID}{f.groups['e']}"
@@ -241,8 +261,8 @@ def swapped(f: Filling) -> bool:
     value named beside the new one, both short and different; the subject said, when there is one,
     rides with the old value (the line must hold it too)."""
     new, old = _bare(f.values.get("v", "")), _bare(f.values.get("o", ""))
-    if not new or not old or fold(new) == fold(old):
-        return False
+    if len(new) < 2 or not old or fold(new) == fold(old):
+        return False  # "Tiger, one g, not Tigger": a letter is a spelling, not the value
     if set(fold(new).split()) & _NOT_VALUES or set(fold(old).split()) & _NOT_VALUES:
         return False
     subject = f.groups.get("s")
@@ -416,6 +436,15 @@ RULES = [
         change=True,
         finish=a_cadence_of,
     ),
+    # "they changed the staff meeting, it is Thursday 2pm now": the meeting named as changed, its
+    # new day said in its own clause (never "it's Thursday 2pm now" alone: the time of day)
+    change(
+        rf"(?:^|[,;]\s*)(?:(?:so|and|now)[,]?\s+)?(?:it's|its|it is|it's now|it is now|now it's|"
+        r"now it is) "
+        rf"(?:on |every )?{_CADENCE} now\s*[.!]*$",
+        "Now: cadence {v}",
+        finish=a_meeting_changed,
+    ),
     # "standup is 10:00 now"
     change(
         r"^(?:the |our )?(?P<e>[a-z]+(?:[ -][a-z]+)?) (?:is|'s) (?:now )?(?:at )?"
@@ -498,6 +527,8 @@ RULES = [
         rf"\b(?:(?:it's|its|it is|he's|he is|hes|she's|she is|shes)(?: actually| really)?|mine is|"
         r"mine's|mine is called|"
         r"the name is|(?:his|her|my) name is actually|i meant|(?:it's |its |it is )?spelled|"
+        # "the cat's name is Tiger, one g, not Tigger": a pet's or person's name said anew
+        r"(?:the|my|our) (?P<o>[a-z]+)(?:'s|’s) name is(?: actually| really)?|"
         rf"spelt) {NAME}(?=\s*(?:[,.;!]|$)|\s+(?:actually|"
         r"with|not|and|it's|its)\b)",
         "Now: name {v}",
@@ -549,9 +580,11 @@ RULES = [
         "Now: version {v}",
     ),
     change(
-        r"^(?P<v>[A-Za-z]+)(?: is|'s) (?:better|fine|ok|okay|good)(?: again| now| instead)?"
+        r"(?:^|^(?:nvm|never ?mind|ok|okay|actually|no|wait|hmm)[,.!]?\s+)"
+        r"(?P<v>[A-Za-z]+)(?: is|'s) (?:better|fine|ok|okay|good)(?: again| now| instead)?"
         r"(?=\s*(?:[,.;!—–-]|$))",
         "Now: language {v}",
+        negative=True,  # "never mind, spanish is fine": no negation, the match is its own start
         finish=a_language,
     ),
     # "Back to English.", "back to english please": the reply language gone back to, said alone
@@ -769,7 +802,10 @@ def _allergies(files: dict[str, list[str]], value: str, old: str) -> list[tuple[
 
 
 _COUNTS = ("two", "three", "four", "five", "six")
-_COUNT_LINE = lazy(r"^Has (?P<n>two|three|four|five|six|\d) (?P<k>children|sons|daughters)$")
+_COUNT_LINE = lazy(
+    r"^Has (?P<n>two|three|four|five|six|\d) (?P<k>children|sons|daughters|grandchildren|"
+    r"grandsons|granddaughters)$"
+)
 
 
 def _children(files: dict[str, list[str]], value: str, _said: str) -> list[tuple[str, str, str]]:
@@ -778,6 +814,8 @@ def _children(files: dict[str, list[str]], value: str, _said: str) -> list[tuple
     number, _, child = value.partition(" ")
     number = _COUNTS[int(number) - 2] if number.isdigit() and 2 <= int(number) <= 6 else number
     nouns = {"children", f"{child}s"}
+    if child.startswith("grand"):  # a grandchild counts among the grandchildren only
+        nouns = {"grandchildren", f"{child}s"}
     out = []
     for line in files.get("USER", []):
         m = _COUNT_LINE.match(line)

@@ -567,6 +567,17 @@ RULES = [
         "permanent",
         finish=one_household,
     ),
+    # a partner said as one household with the user: "I live in Calgary with my partner", "we
+    # share a flat, me and my partner" (not "… with my business partner", "I used to live with my
+    # partner", "my sister lives with her partner")
+    rule(
+        r"\b(?:i|we)(?:'ve| have|'m| am|'re| are)? (?:(?:still|now|currently|all|both) )?(?:live|"
+        r"living|share a "
+        r"(?:flat|house|home|place|apartment)) (?:[^.;!?,]{0,40}? )?with my partner\b(?![-'’])",
+        "Has a partner",
+        None,
+        "permanent",
+    ),
     # the user's marital status said as a state: "I'm divorced", "Divorced." opening a message,
     # "married, 2 kids", "single, no kids", "I'm a widower since 2020", "Priya and I are divorced
     # now" (not "married to X" or "engaged to X": the named rules'; not "single mom": a parent)

@@ -58,6 +58,15 @@ CONDITIONS = (
     r"peanut allergy|"
     r"gout|glaucoma|cataracts"
 )
+
+#: A diet held only on some days or in some places ("I don't eat meat on Wednesdays and Fridays",
+#: "… during Lent", "… at work"): the line would drop its condition, so the rule reads none.
+UNCONDITIONED = (
+    r"(?!,?\s+(?:on (?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekdays|weekends|the weekend|"
+    r"fast(?:ing)? days|holy days|workdays|school days)|during|in (?:the )?(?:fasts?|lent|ramadan|"
+    r"morning|evening|week)|at (?:work|home|night|school|lunch|dinner)|before|after|when|while|"
+    r"unless|except|until|for lent|for ramadan|some days|most days)\b)"
+)
 _ADJECTIVES = {
     "diabetic": "diabetes",
     "asthmatic": "asthma",
@@ -271,7 +280,7 @@ RULES = [
     rule(
         r"\bi (?:don't|do not|never|no longer) eat (?P<v>meat|red meat|pork|beef|fish|seafood|"
         r"dairy|eggs|gluten|"
-        r"sugar|nuts|shellfish)\b",
+        rf"sugar|nuts|shellfish)\b{UNCONDITIONED}",
         "Doesn't eat {v}",
         negative=True,
     ),

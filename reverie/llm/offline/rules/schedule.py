@@ -68,6 +68,8 @@ def dated_event(f: Filling) -> bool:
     deliverable = re.search(rf"\b{_DELIVERABLES}\b", said, re.I)
     what = re.sub(r"\s+deadline$", "", said, flags=re.I)
     what = re.sub(r"^(?:the )?deadline for (?:the |our |my )?", "", what, flags=re.I)
+    # a memory line is a note about the user: "exam for my class 12 students" is the user's class
+    what = third_person(what)
     f.values["v"] = what
     if not what or what.lower() in _NO_SUBJECT:
         return False

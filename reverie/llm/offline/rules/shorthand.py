@@ -16,7 +16,7 @@ from ..kinds import given_name, noun
 from ..lazyre import lazy
 from .values import is_role
 
-__all__ = ["household", "spelled", "titled_here", "with_subject"]
+__all__ = ["household", "opening_role", "spelled", "titled_here", "with_subject"]
 
 #: Contractions typed without their apostrophe. Words that are words without it ("were", "wont",
 #: "ill", "id", "its", "hell") are left alone.
@@ -85,6 +85,9 @@ _WERE = lazy(
 
 
 #: "w" and "w/" for "with" before a word ("anything w peanuts").
+#: "+" or "&" between two words typed in lower case is "and" ("allergic to tree nuts + shellfish");
+#: never in a name ("Marks & Spencer") or a language ("C++").
+_PLUS = lazy(r"(?<=[a-z]) [+&] (?=[a-z])")
 _WITH = lazy(r"(?<![\w/])w/?(?= [a-z])", re.I)
 
 
@@ -137,9 +140,10 @@ def _named(m: re.Match[str]) -> str:
 
 def spelled(message: str) -> str:
     """The message with its apostrophes put back ("im" → "I'm", "dont" → "don't"), "w" read as
-    "with", a relative's or a pet's name typed in lower case given its capital ("my husband
-    kemal")."""
+    "with", "+" between words as "and", a relative's or a pet's name typed in lower case given its
+    capital ("my husband kemal")."""
     message = _WITH.sub("with", _WERE.sub("we're ", message))
+    message = _PLUS.sub(" and ", message)
     message = _KIN_NAMED.sub(_named, message)
 
     def put(m: re.Match[str]) -> str:
@@ -289,6 +293,19 @@ def with_subject(clause: str) -> str:
         role = m.group("r")
         article = "an" if role[:1].lower() in "aeiou" else "a"
         return f"I'm {article} {role[:1].lower()}{role[1:]} {m.group('rest')}"
+    low = _ROLE_AT_LOWER.match(bare)
+    if (
+        low
+        and is_role(low.group("r"))
+        and not _STUDIES.search(low.group("r"))
+        and not _ASKED.search(low.group("tail") or "")
+        and not low.group("r").startswith(("new ", "old ", "former ", "ex-"))
+    ):
+        role = low.group("r")
+        article = "an" if role[:1] in "aeiou" else "a"
+        place = low.group("p") or low.group("q")
+        said = f"I'm {article} {role} at {low.group('o')}" + (f" in {place}" if place else "")
+        return said + (low.group("tail") or "")
     return text
 
 
@@ -325,3 +342,37 @@ _ROLE_AT = lazy(
     r"^(?:an? )?(?P<r>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,3}) (?P<rest>(?:at|for|with) "
     r"(?-i:[A-Z0-9])[^,]*)$"
 )
+#: The same in the terse register: the employer typed in lower case or after "@" ("senior frontend
+#: dev at shopify", "sde @ amazon"), one or two words and nothing after them but a place; never
+#: "teacher at heart", "nurse at night".
+_ROLE_AT_LOWER = lazy(
+    r"^(?:an? )?(?P<r>[a-z][\w-]*(?: [a-z][\w-]*){0,3}) (?:at|@) ?(?!(?:heart|home|night|work|"
+    r"school|times|best|first|last|most|least|all|the|a|an|my|your|his|her|our|their)\b)"
+    r"(?P<o>[a-z][\w&-]*(?: [a-z][\w&-]*)?)(?: \((?P<p>[a-z][\w -]*)\)| in (?P<q>[a-z][\w -]*))?"
+    r"(?P<tail>,\s.*)?[.!]*$"
+)
+#: A tail that asks ("software engineer at google, what's the salary?"): the title is asked about.
+_ASKED = lazy(
+    r"\?|^,\s*(?:how|what|what's|whats|why|when|where|who|which|can|could|should|would|is|are|do|"
+    r"does|any|pls|please|help)\b",
+    re.I,
+)
+#: After a bare job title, what only an introduction says: a tenure ("~5 yrs in", "10+ years
+#: exp"), the tools of the trade ("mostly figma").
+_INTRO_TAIL = lazy(
+    r"^(?:(?:~|about |around |like |over |almost )?(?:\d{1,2}\+?|a few|two|three|four|five|six|"
+    r"seven|eight|nine|ten) ?(?:yrs|years|yr|year|y)(?: in| exp| experience| of experience)?|"
+    r"mostly [a-z][\w+#./ -]*)\.?$",
+    re.I,
+)
+
+
+def opening_role(item: str, after: str) -> str | None:
+    """A bare job title opening a list whose next item only an introduction says ("ux
+    researcher, ~5 yrs in", "freelance product designer, mostly figma"): "I'm a ux researcher";
+    None for anything else ("nurse, come quick", "Student, 5 yrs in")."""
+    role = item.strip().rstrip(".!")
+    if not _INTRO_TAIL.match(after.strip()) or not is_role(role) or _STUDIES.search(role):
+        return None
+    article = "an" if role[:1].lower() in "aeiou" else "a"
+    return f"I'm {article} {role[:1].lower()}{role[1:]}"
