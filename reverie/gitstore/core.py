@@ -386,6 +386,13 @@ class GitStore(NanobotGitAPI):
                 untrack=gone,
                 allow_empty=allow_empty,
             )
+        except OSError as exc:
+            # a full disk, a denied permission: one typed error (the intent marker stays, so the
+            # next write finishes or undoes what this one began: ``recover_transaction``)
+            raise GitStoreError(
+                f"the memory repo {self._ready().git_dir} could not be written "
+                f"({exc.strerror or exc}); the next write finishes or undoes this commit"
+            ) from exc
         finally:
             if isinstance(where, ResolvedPaths):
                 where.based_on = {}

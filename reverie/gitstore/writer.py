@@ -118,7 +118,12 @@ def write_in_place(path: Path, data: bytes, *, pad: int = 256, truncate: bool = 
         data = data.ljust(-(-len(data) // pad) * pad, b" ")
     fd = open_regular(path, os.O_WRONLY | os.O_CREAT)
     try:
-        os.pwrite(fd, data, 0)
+        done = 0
+        while done < len(data):  # a short write (a file size limit) goes on, and so raises
+            wrote = os.pwrite(fd, data[done:], done)
+            if wrote <= 0:
+                raise OSError(f"nothing was written to {path}")
+            done += wrote
         if truncate and os.fstat(fd).st_size != len(data):
             os.ftruncate(fd, len(data))
     finally:
@@ -320,12 +325,21 @@ def transact(
         old_text = (old_head or b"-").decode()
         objects = [*blobs.values(), *trees, commit]
         owner = " ".join([*_owner_fields(), *(o.id.decode() for o in objects), "END"])
-        write_in_place(
-            marker,
-            (
-                " ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n" + owner + "\n"
-            ).encode(),
-        )
+        try:
+            write_in_place(
+                marker,
+                (
+                    " ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n" + owner + "\n"
+                ).encode(),
+            )
+        except OSError:
+            # cut short, its first bytes new and the rest the last transaction's, recovery would
+            # read a commit that never was: nothing is begun yet, so it says "done" (one byte)
+            try:
+                _marker_done(marker)
+            except OSError:
+                pass  # then recovery finds the objects it names missing, as before
+            raise
         objects_dir = Path(repo.object_store.path)
         for obj in objects:
             write_loose(objects_dir, obj)

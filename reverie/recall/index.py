@@ -430,6 +430,8 @@ class SearchIndex:
             conn.close()
             if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
                 raise  # _open_checked waits and retries
+            if _refused(exc):  # not damage: the file is left as it is
+                raise RecallError(f"{self.path}: the index cannot be written ({exc})") from exc
             raise _Damaged(f"unreadable ({exc})") from exc
         except BaseException:
             conn.close()
@@ -509,6 +511,10 @@ class SearchIndex:
             if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
                 raise RecallError(
                     f"{self.path}: the index stayed locked by another process for 30s ({exc})"
+                ) from exc
+            if _refused(exc):  # a full disk is not damage: the sync is rolled back, the file kept
+                raise RecallError(
+                    f"{self.path}: the index was not updated ({exc}); it is left as it was"
                 ) from exc
             log.warning("%s: %s during sync; rebuilding the index", self.path, exc)
             self._exclusively(self._move_aside)
@@ -1041,13 +1047,41 @@ class transaction:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         if exc_type is None:
-            self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("ROLLBACK")
+            self.conn.execute("COMMIT")  # a failed commit: the pool rolls back (``_checkin``)
+        elif self.conn.in_transaction:  # SQLite has rolled back already after a full disk or I/O
+            try:  # error; a rollback that fails must not hide the error that caused it
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error as exc:
+                log.debug("%s: rollback failed (%s)", self.conn, exc)
 
 
 #: How long opening the index waits for another process holding it locked.
 OPEN_TIMEOUT = 30.0
+
+
+#: What SQLite says when the disk refuses a write: no room (SQLITE_FULL; a file size limit is a
+#: failed write), a read-only file system, a failed write or fsync.
+_REFUSED = frozenset(
+    {
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_IOERR_WRITE,
+        sqlite3.SQLITE_IOERR_FSYNC,
+        sqlite3.SQLITE_IOERR_DIR_FSYNC,
+        sqlite3.SQLITE_IOERR_TRUNCATE,
+    }
+)
+
+
+def _refused(exc: sqlite3.DatabaseError) -> bool:
+    """The disk refused a write: the database is not damaged (the transaction is rolled back), and
+    moving it aside or rebuilding it would only need more of what the disk refused."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return "is full" in str(exc)
+    if code == sqlite3.SQLITE_READONLY_DBMOVED:
+        return False  # the file was replaced under the connection: opened again, as damage is
+    return code in _REFUSED or code & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY)
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
