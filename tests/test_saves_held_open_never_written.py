@@ -117,3 +117,31 @@ def test_a_record_that_does_not_parse_is_dropped_with_a_warning(tmp_path, caplog
         assert any("does not parse" in r.getMessage() for r in caplog.records)
         assert not _record(ws).exists()
         assert "Lisbon" in memory.read("USER.md")
+
+
+def test_a_file_held_through_two_commits_gets_both_at_the_next_write(tmp_path, monkeypatch):
+    """Still held at the next commit: the record stays (the file is not committed from disk), the
+    second commit's change is recorded on the same version left, and once the file is let go the
+    next write puts both changes on it."""
+    monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
+    ws = tmp_path / "ws"
+    with reverie.open(ws) as memory:
+        memory.remember("User: I live in Lisbon.")
+        memory.dream()
+        before = memory.read("USER.md")
+        holder = open(ws / "USER.md", "r+")  # noqa: SIM115 (held open across the commits on purpose)
+        try:
+            memory.write("USER.md", before + "- Likes tea\n", base=content_id(before))
+            then = memory.committed("USER.md") or ""
+            memory.write("USER.md", then + "- Plays chess\n", base=content_id(then))
+            assert (ws / "USER.md").read_text() == before
+            assert _record(ws).exists()
+        finally:
+            holder.close()
+        memory.remember("User: my dog is called Rex.")
+        memory.dream()
+        text, committed = memory.read("USER.md"), memory.committed("USER.md") or ""
+        for kept in ("Likes tea", "Plays chess", "Lisbon"):
+            assert kept in text and kept in committed
+        assert not _manual_removals(memory)
+        assert not _record(ws).exists()

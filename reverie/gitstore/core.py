@@ -375,9 +375,9 @@ class GitStore(NanobotGitAPI):
         message = format_message(subject, body, {KIND: kind, **extra})
         where = getattr(self._write, "targets", None) or self.workspace
         if isinstance(where, ResolvedPaths):
-            # what a replace expects on disk (write_workspace_file); ``saved_on``: a save this
-            # commit's content was merged onto
-            where.based_on = {**current, **(saved_on or {})}
+            # what a replace expects on disk (write_workspace_file): a file an earlier commit left
+            # unwritten holds the version left; ``saved_on``: a save this commit was merged onto
+            where.based_on = {**current, **where.left, **(saved_on or {})}
         seen = getattr(self._write, "seen", None)
         try:
             sha = transact(
@@ -471,10 +471,14 @@ class GitStore(NanobotGitAPI):
             if disk_id == left:
                 log.info("%s: finishing the write left unwritten (rolled forward)", path)
                 after, written = write_tracked(where, path, ours)
+                if not written:
+                    # still held: for this write the file counts as HEAD's version (what a merge
+                    # starts from), and a commit of it replaces the version left
+                    keep[path], after = (left, wanted), ours
+                    if isinstance(where, ResolvedPaths):
+                        where.left[path] = base
                 if seen is not None:
                     seen[path] = after
-                if not written:
-                    keep[path] = (left, wanted)
                 continue
             if disk is None or base is None:
                 continue  # deleted, or created on top of nothing: the person's version as it is

@@ -209,12 +209,15 @@ class ResolvedPaths:
     takes a workspace.
 
     ``based_on``: for the commit being written, each path's content in its parent commit — what the
-    writer expects to find on disk when it replaces the file (``write_workspace_file``)."""
+    writer expects to find on disk when it replaces the file (``write_workspace_file``).
+    ``left``: for this write, the files still left unwritten by an earlier commit (``LEFT_BUSY``)
+    → the version they hold, what a commit finds there instead of its parent's."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self._memo: dict[str, Path] = {}
         self.based_on: dict[str, bytes | None] = {}
+        self.left: dict[str, bytes | None] = {}
 
     def resolve(self, rel: str) -> Path:
         path = self._memo.get(rel)
