@@ -15,7 +15,8 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
     3. write the objects (each loose object: lock file + rename; see reverie.gitstore.plumbing)
     4. move the branch ref old → new (git's lock file + fsync, reflog entry, rename; same module)
     5. write the changed tracked files (``write_workspace_file`` each: a person's save made in
-       between is merged in, never overwritten)
+       between is merged in, never overwritten); a file left unwritten (held open for writing in
+       another program) is recorded in ``LEFT_BUSY`` for the next write to finish
     6. mark the marker done (its first byte becomes ``#``)
 
 A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is
