@@ -47,6 +47,9 @@ attempt("record", lambda: m.record("chat", [{"role": "user", "content": "y" * 60
 attempt("record new", lambda: m.record("other", [{"role": "user", "content": "z" * 600}]))
 notes = m.read("memory/MEMORY.md")
 facts = "".join(f"- fact {i} about the garden shed\n" for i in range(60))
+# room for the commit's intent marker and its objects, not for the memory file (a marker cut short
+# is refused before anything is committed: tests/test_disk_refuses_repo_and_index.py)
+resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
 attempt("write", lambda: m.write("memory/MEMORY.md", notes + facts, base=content_id(notes)))
 out["memory file unchanged"] = m.read("memory/MEMORY.md") == notes
 out["history unchanged"] = history.read_bytes() == before["history"]

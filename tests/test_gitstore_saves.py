@@ -314,7 +314,8 @@ def test_a_file_held_open_for_writing_stays_where_its_writes_land(
     """A program holding the file open for writing through the whole commit (``cat >> USER.md``
     typed by hand): after a wait its file goes back on the name and the write stops there, so
     what it writes afterwards is in USER.md, not in a file nobody reads. Dream's change is in
-    its commit; the next write commits the file as the person's."""
+    its commit; the next write commits the person's file with Dream's change merged in (the
+    commit's write was left unwritten: ``writer.LEFT_BUSY``), never Dream's lines taken out."""
     monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
     path = workspace.root / USER
     held = open(path, "a")  # noqa: SIM115 (held open across the commit on purpose)
@@ -327,7 +328,8 @@ def test_a_file_held_open_for_writing_stays_where_its_writes_land(
     assert gs.file_at("HEAD", USER) == DREAMT
     assert not swap_files(path)
     gs.commit("manual", kind="manual")
-    assert gs.file_at("HEAD", USER) == BASE + HAND
+    assert gs.file_at("HEAD", USER) == BASE + HAND + "- works as a baker\n"
+    assert path.read_text() == BASE + HAND + "- works as a baker\n"
 
 
 def no_lease(fd: int, timeout: float) -> None:
@@ -353,7 +355,7 @@ def test_a_writer_holding_the_file_open_keeps_its_save_without_a_lease_or_the_ex
     granted, ``/proc`` says the file is still open for writing; where the exchange is not
     available, a second name is kept on the replaced file until that is known. Either way its
     file goes back on the name and its save lands there, not in a file nobody reads (it was lost
-    on both paths)."""
+    on both paths); the next write merges Dream's change into it."""
     monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
     if where in ("no lease", "neither"):
         monkeypatch.setattr(fsutil, "_lease", no_lease)
@@ -371,7 +373,8 @@ def test_a_writer_holding_the_file_open_keeps_its_save_without_a_lease_or_the_ex
     assert gs.file_at("HEAD", USER) == DREAMT
     assert not swap_files(path)
     gs.commit("manual", kind="manual")
-    assert gs.file_at("HEAD", USER) == BASE + HAND
+    assert gs.file_at("HEAD", USER) == BASE + HAND + "- works as a baker\n"
+    assert path.read_text() == BASE + HAND + "- works as a baker\n"
 
 
 def test_without_the_exchange_a_save_renamed_over_the_put_back_keeps_both(

@@ -1124,15 +1124,18 @@ class Dream:
             self._record_unfenced(result, unavailable=unavailable)
 
     def _record_unfenced(self, result: DreamResult, *, unavailable: str | None) -> None:
-        StatusRecord.load(self.workspace.state_dir).record_run(
-            result.status,
-            result.first,
-            result.last,
-            result.reason,
-            result.commit,
-            unavailable=unavailable is not None,
-            outage=unavailable,
-        )
+        try:
+            StatusRecord.load(self.workspace.state_dir).record_run(
+                result.status,
+                result.first,
+                result.last,
+                result.reason,
+                result.commit,
+                unavailable=unavailable is not None,
+                outage=unavailable,
+            )
+        except OSError as exc:  # advisory (``reverie status``): the run itself is done or recorded
+            log.warning("dream: the status record was not written (%s)", exc.strerror or exc)
 
 
 def _undone(life: LifecycleOutcome) -> str | None:

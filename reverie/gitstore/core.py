@@ -93,9 +93,13 @@ from .upkeep import after_commit, pack_all
 from .writer import (
     ResolvedPaths,
     clean_temp_files,
+    merge_save,
+    read_left_busy,
     recover_transaction,
     state_dir,
     transact,
+    write_left_busy,
+    write_tracked,
 )
 
 log = logging.getLogger(__name__)
@@ -351,6 +355,7 @@ class GitStore(NanobotGitAPI):
         notes: str = "",
         untrack: tuple[str, ...] = (),
         allow_empty: bool = False,
+        saved_on: Mapping[str, bytes | None] | None = None,
     ) -> tuple[ObjectID | None, list[FileChange]]:
         """One transaction: only paths whose content really changes; body from the real diff (then
         ``notes``). ``untrack``: paths that leave the repo but stay on disk (named in the body as
@@ -370,7 +375,9 @@ class GitStore(NanobotGitAPI):
         message = format_message(subject, body, {KIND: kind, **extra})
         where = getattr(self._write, "targets", None) or self.workspace
         if isinstance(where, ResolvedPaths):
-            where.based_on = current  # what a replace expects on disk (write_workspace_file)
+            # what a replace expects on disk (write_workspace_file): a file an earlier commit left
+            # unwritten holds the version left; ``saved_on``: a save this commit was merged onto
+            where.based_on = {**current, **where.left, **(saved_on or {})}
         seen = getattr(self._write, "seen", None)
         try:
             sha = transact(
@@ -386,6 +393,13 @@ class GitStore(NanobotGitAPI):
                 untrack=gone,
                 allow_empty=allow_empty,
             )
+        except OSError as exc:
+            # a full disk, a denied permission: one typed error (the intent marker stays, so the
+            # next write finishes or undoes what this one began: ``recover_transaction``)
+            raise GitStoreError(
+                f"the memory repo {self._ready().git_dir} could not be written "
+                f"({exc.strerror or exc}); the next write finishes or undoes this commit"
+            ) from exc
         finally:
             if isinstance(where, ResolvedPaths):
                 where.based_on = {}
@@ -396,16 +410,83 @@ class GitStore(NanobotGitAPI):
     def _commit_manual(self, repo: MemoryRepo, ref: Ref, head: ObjectID | None) -> ObjectID | None:
         """Commit a person's uncommitted edits of tracked files (disk ≠ HEAD) as their own
         ``manual`` commit."""
+        merged, saved_on, still = self._settle_left_busy(repo, head)
         head_tree = read_commit(repo.objects, head).tree if head else None
         paths = self._paths_in(repo.objects, head_tree)
         disk = self._disk(paths)
         ids = read_blob_ids(repo.objects, head_tree, paths) if head else dict.fromkeys(paths)
-        dirty = {p: d for p, d in disk.items() if (blob_id(d) if d is not None else None) != ids[p]}
+        dirty = {
+            p: d
+            for p, d in disk.items()
+            if (blob_id(d) if d is not None else None) != ids[p] and p not in still
+        }
+        dirty.update(merged)
         if not dirty:
             return head
         subject = "manual: edit of " + ", ".join(dirty)
-        sha, _ = self._commit_locked(repo, ref, head, dirty, subject, "manual")
+        sha, _ = self._commit_locked(repo, ref, head, dirty, subject, "manual", saved_on=saved_on)
         return sha or head
+
+    def _settle_left_busy(
+        self, repo: MemoryRepo, head: ObjectID | None
+    ) -> tuple[dict[str, bytes | None], dict[str, bytes | None], set[str]]:
+        """Finish the files earlier commits left unwritten (``writer.LEFT_BUSY``; the caller holds
+        the writer lock), so the version left on disk is never committed back as a person's edit:
+
+        - still the version left (nobody wrote it since): rolled forward to HEAD's; when it is
+          still held open, the record stays and the file is not committed from disk;
+        - saved since (a real save on top of the version left): returned as (``merged``) the save
+          with the commit's change three-way merged in (where they overlap, the save as it is),
+          with (``saved_on``) the save each merge was made on, for a ``manual`` commit;
+        - HEAD changed for the file since (a restore, a git command) or it already holds HEAD's
+          version: the record is dropped.
+        Returns (merged, saved_on, paths still left unwritten)."""
+        git_dir = self._ready().git_dir
+        records = read_left_busy(git_dir)
+        if not records:
+            return {}, {}, set()
+        store = repo.objects
+        tree = read_commit(store, head).tree if head else None
+        known = [p for p in records if p in self._paths or is_tracked(p, self.tracked)]
+        ids = read_blob_ids(store, tree, known) if tree else dict.fromkeys(known)
+        where = getattr(self._write, "targets", None) or self.workspace
+        seen = getattr(self._write, "seen", None)
+        merged: dict[str, bytes | None] = {}
+        saved_on: dict[str, bytes | None] = {}
+        keep: dict[str, tuple[ObjectID | None, ObjectID | None]] = {}
+        for path in known:
+            left, wanted = records[path]
+            if wanted is None or ids[path] != wanted:
+                continue  # HEAD moved on for it: the record no longer says anything
+            disk = self._disk([path])[path]
+            disk_id = blob_id(disk) if disk is not None else None
+            if disk_id == wanted:
+                continue
+            try:
+                ours, base = read_blob(store, wanted), read_blob(store, left)
+            except (KeyError, GitStoreError):
+                log.warning("%s: the version left on disk is not in the repo any more", path)
+                continue
+            assert ours is not None
+            if disk_id == left:
+                log.info("%s: finishing the write left unwritten (rolled forward)", path)
+                after, written = write_tracked(where, path, ours)
+                if not written:
+                    # still held: for this write the file counts as HEAD's version (what a merge
+                    # starts from), and a commit of it replaces the version left
+                    keep[path], after = (left, wanted), ours
+                    if isinstance(where, ResolvedPaths):
+                        where.left[path] = base
+                if seen is not None:
+                    seen[path] = after
+                continue
+            if disk is None or base is None:
+                continue  # deleted, or created on top of nothing: the person's version as it is
+            log.info("%s was saved on top of a version left unwritten; merging the two", path)
+            merged[path] = merge_save(base, ours, disk, path)
+            saved_on[path] = disk
+        write_left_busy(git_dir, keep)
+        return merged, saved_on, set(keep)
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def ensure(self) -> None:
@@ -493,12 +574,17 @@ class GitStore(NanobotGitAPI):
         notes = split_message(message or "")[1]
         with self._writing() as (repo, ref, head):
             if files is None:
+                merged, saved_on, still = self._settle_left_busy(repo, head)
                 disk = self._disk(
                     self._paths_in(
                         repo.objects, read_commit(repo.objects, head).tree if head else None
                     )
                 )
-                sha, _ = self._commit_locked(repo, ref, head, disk, subject, kind, trailers, notes)
+                disk = {p: d for p, d in disk.items() if p not in still}
+                disk.update(merged)
+                sha, _ = self._commit_locked(
+                    repo, ref, head, disk, subject, kind, trailers, notes, saved_on=saved_on
+                )
                 return sha.decode() if sha else None
             changes: dict[str, bytes | None] = {}
             for path, text in files.items():

@@ -66,7 +66,7 @@ def after_commit(repo: Repo, git_dir: Path, gc_every: int) -> None:
     path = state_dir(git_dir) / COUNTER
     count = _read_count(path) + 1
     if count < gc_every:
-        write_in_place(path, f"{count:>12}\n".encode(), pad=0)
+        _count(path, count)
         return
     store = repo.object_store
     try:
@@ -81,7 +81,15 @@ def after_commit(repo: Repo, git_dir: Path, gc_every: int) -> None:
         return
     ensure_fanout(git_dir / "objects")  # so the next commits' loose objects need no mkdir
     log.info("packed %d loose objects", packed)
-    write_in_place(path, f"{0:>12}\n".encode(), pad=0)
+    _count(path, 0)
+
+
+def _count(path: Path, count: int) -> None:
+    """Record the commits since the last pack; a disk that refuses it only moves the next pack."""
+    try:
+        write_in_place(path, f"{count:>12}\n".encode(), pad=0)
+    except OSError as exc:
+        log.warning("the memory repo's commit count was not written (%s)", exc.strerror or exc)
 
 
 def pack_all(repo: Repo, git_dir: Path) -> None:

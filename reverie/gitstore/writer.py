@@ -15,7 +15,8 @@ Crash-safe order of one transaction (the caller holds the repo lock)::
     3. write the objects (each loose object: lock file + rename; see reverie.gitstore.plumbing)
     4. move the branch ref old → new (git's lock file + fsync, reflog entry, rename; same module)
     5. write the changed tracked files (``write_workspace_file`` each: a person's save made in
-       between is merged in, never overwritten)
+       between is merged in, never overwritten); a file left unwritten (held open for writing in
+       another program) is recorded in ``LEFT_BUSY`` for the next write to finish
     6. mark the marker done (its first byte becomes ``#``)
 
 A kill before 4 leaves HEAD at the old commit (new objects are merely dangling); after 4, HEAD is
@@ -61,6 +62,7 @@ from dulwich.refs import Ref
 from ..errors import GitStoreError, MergeConflictError, WorkspaceError
 from ..storage.fsutil import (
     Seen,
+    atomic_write,
     held_open,
     open_regular,
     read_bytes_or_none,
@@ -99,6 +101,10 @@ __all__ = [
     "remove_stale_locks",
     "update_index",
     "ResolvedPaths",
+    "merge_save",
+    "write_tracked",
+    "read_left_busy",
+    "write_left_busy",
 ]
 
 #: The intent marker's file name (on disk since the first writers: kept).
@@ -118,11 +124,80 @@ def write_in_place(path: Path, data: bytes, *, pad: int = 256, truncate: bool = 
         data = data.ljust(-(-len(data) // pad) * pad, b" ")
     fd = open_regular(path, os.O_WRONLY | os.O_CREAT)
     try:
-        os.pwrite(fd, data, 0)
+        done = 0
+        while done < len(data):  # a short write (a file size limit) goes on, and so raises
+            wrote = os.pwrite(fd, data[done:], done)
+            if wrote <= 0:
+                raise OSError(f"nothing was written to {path}")
+            done += wrote
         if truncate and os.fstat(fd).st_size != len(data):
             os.ftruncate(fd, len(data))
     finally:
         os.close(fd)
+
+
+#: The record of tracked files a commit could not write (another program held them open for
+#: writing, or saves kept landing): one line "<left> <wanted> <path>" each — the blob id of the
+#: version the file was left at (what a save on top of it was made on), and of the version the
+#: commit put in HEAD ("-": none). Replaced atomically; absent when there is none. The next write
+#: settles each (``GitStore._commit_manual``): rolled forward, or merged with a save, instead of
+#: being committed back as a person's edit.
+LEFT_BUSY = "left-busy"
+
+LeftBusy = dict[str, tuple[ObjectID | None, ObjectID | None]]
+
+
+def read_left_busy(git_dir: Path) -> LeftBusy:
+    """The files the last commits left unwritten (``LEFT_BUSY``); a record that does not parse is
+    dropped with a warning (its files are then committed from disk, as before the record)."""
+    path = state_dir(git_dir) / LEFT_BUSY
+    raw = read_bytes_or_none(path)
+    if raw is None:
+        return {}
+    out: LeftBusy = {}
+    try:
+        for line in raw.decode("utf-8").splitlines():
+            left, wanted, rel = line.split(" ", 2)
+            ids = [None if x == "-" else ObjectID(x.encode("ascii")) for x in (left, wanted)]
+            if any(x is not None and (len(x) != 40 or x.strip(b"0123456789abcdef")) for x in ids):
+                raise ValueError(line)
+            out[rel] = (ids[0], ids[1])
+    except (UnicodeDecodeError, ValueError):
+        log.warning("%s does not parse; dropped (its files are committed as on disk)", path)
+        path.unlink(missing_ok=True)
+        return {}
+    return out
+
+
+def write_left_busy(git_dir: Path, records: LeftBusy) -> None:
+    """Replace the ``LEFT_BUSY`` record (atomically; none left when ``records`` is empty)."""
+    path = state_dir(git_dir) / LEFT_BUSY
+    if not records:
+        path.unlink(missing_ok=True)
+        return
+    lines = (
+        f"{(left or b'-').decode()} {(wanted or b'-').decode()} {rel}\n"
+        for rel, (left, wanted) in sorted(records.items())
+    )
+    atomic_write(path, "".join(lines))
+
+
+def _record_left_busy(
+    git_dir: Path,
+    left: Mapping[str, bytes | None],
+    before: Mapping[str, ObjectID | None],
+    wanted: Mapping[str, ObjectID | None],
+) -> None:
+    """Record the files a commit could not write: ``left`` (path → what stayed on disk), ``before``
+    (path → its blob in the commit's parent), ``wanted`` (path → its blob in the commit). A file
+    still at the version an earlier record left keeps that record's ``left``."""
+    records = read_left_busy(git_dir)
+    for rel, disk in left.items():
+        prior = records.get(rel)
+        disk_id = blob_id(disk) if disk is not None else None
+        base = prior[0] if prior is not None and disk_id == prior[0] else before.get(rel)
+        records[rel] = (base, wanted.get(rel))
+    write_left_busy(git_dir, records)
 
 
 def _marker_done(marker: Path) -> None:
@@ -135,12 +210,15 @@ class ResolvedPaths:
     takes a workspace.
 
     ``based_on``: for the commit being written, each path's content in its parent commit — what the
-    writer expects to find on disk when it replaces the file (``write_workspace_file``)."""
+    writer expects to find on disk when it replaces the file (``write_workspace_file``).
+    ``left``: for this write, the files still left unwritten by an earlier commit (``LEFT_BUSY``)
+    → the version they hold, what a commit finds there instead of its parent's."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self._memo: dict[str, Path] = {}
         self.based_on: dict[str, bytes | None] = {}
+        self.left: dict[str, bytes | None] = {}
 
     def resolve(self, rel: str) -> Path:
         path = self._memo.get(rel)
@@ -169,18 +247,27 @@ def write_workspace_file(
     still what that read found (``replace_if_unchanged``, which puts back a save landing in
     between); otherwise the file is read and merged again. A person who deleted the file meanwhile
     loses only the deletion; a deletion never removes a save."""
+    return write_tracked(workspace, path, data)[0]
+
+
+def write_tracked(
+    workspace: Workspace | ResolvedPaths, path: str, data: bytes | None
+) -> tuple[bytes | None, bool]:
+    """``write_workspace_file``, and whether Reverie's version (or a merge of it) was written:
+    False when the file was left as it was (open for writing in another program, or saves kept
+    landing)."""
     based_on = workspace.based_on if isinstance(workspace, ResolvedPaths) else {}
     return _write_keeping_saves(workspace.resolve(path), path, data, based_on)
 
 
 def _write_keeping_saves(
     target: Path, path: str, data: bytes | None, based_on: Mapping[str, bytes | None]
-) -> bytes | None:
-    """``write_workspace_file`` of the resolved ``target``."""
+) -> tuple[bytes | None, bool]:
+    """``write_tracked`` of the resolved ``target``."""
     seen = read_seen(target)
     base = based_on[path] if path in based_on else seen.data
     if data is None:
-        return _delete_keeping_saves(target, path, base, seen)
+        return _delete_keeping_saves(target, path, base, seen), True
     # saves that came off the file in the instant between an exchange and its undoing, each with
     # the version the file showed then (what it was saved on top of): merged into the next round
     kept: list[Path] = []
@@ -193,7 +280,7 @@ def _write_keeping_saves(
         saved = theirs not in (None, base, data)  # a save Reverie never read
         if saved and round_no == 0:
             _warn_saved(path)
-        wanted = _merged(base, data, theirs, path) if saved else data
+        wanted = merge_save(base, data, theirs, path) if saved else data
         assert wanted is not None
         before = len(kept)
         outcome = "replaced" if wanted == seen.data else None
@@ -207,8 +294,8 @@ def _write_keeping_saves(
             break
     if done is None:
         log.warning(
-            "%s %s; the version on disk stays as it is (the next write commits it as a manual "
-            "edit)",
+            "%s %s; the version on disk stays as it is (the next write finishes this one, merged "
+            "with any save made on top of it)",
             path,
             why,
         )
@@ -217,7 +304,7 @@ def _write_keeping_saves(
             extra.unlink(missing_ok=True)
         else:
             log.warning("%s: a version of it saved in the same instant is kept in %s", path, extra)
-    return done if done is not None else read_bytes_or_none(target)
+    return (done, True) if done is not None else (read_bytes_or_none(target), False)
 
 
 def _warn_saved(path: str) -> None:
@@ -264,7 +351,7 @@ def _with_kept(
     return now
 
 
-def _merged(base: bytes | None, ours: bytes, theirs: bytes | None, path: str) -> bytes | None:
+def merge_save(base: bytes | None, ours: bytes, theirs: bytes | None, path: str) -> bytes | None:
     """``theirs`` (a person's save made on top of ``base``) with the change base → ours merged in,
     or ``theirs`` alone when the two changes overlap."""
     if base is None or theirs is None:
@@ -320,12 +407,21 @@ def transact(
         old_text = (old_head or b"-").decode()
         objects = [*blobs.values(), *trees, commit]
         owner = " ".join([*_owner_fields(), *(o.id.decode() for o in objects), "END"])
-        write_in_place(
-            marker,
-            (
-                " ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n" + owner + "\n"
-            ).encode(),
-        )
+        try:
+            write_in_place(
+                marker,
+                (
+                    " ".join([old_text, commit.id.decode(), *changes, "END"]) + "\n" + owner + "\n"
+                ).encode(),
+            )
+        except OSError:
+            # cut short, its first bytes new and the rest the last transaction's, recovery would
+            # read a commit that never was: nothing is begun yet, so it says "done" (one byte)
+            try:
+                _marker_done(marker)
+            except OSError:
+                pass  # then recovery finds the objects it names missing, as before
+            raise
         objects_dir = Path(repo.object_store.path)
         for obj in objects:
             write_loose(objects_dir, obj)
@@ -347,6 +443,7 @@ def transact(
             )
         if write_files:
             seen = on_disk if on_disk is not None else {}
+            left: dict[str, bytes | None] = {}
             for path, data in changes.items():
                 current = (
                     seen[path] if path in seen else read_bytes_or_none(workspace.resolve(path))
@@ -354,7 +451,7 @@ def transact(
                 if current == data:
                     continue  # a file committed from disk is already right: no rewrite, no fsync
                 try:
-                    seen[path] = write_workspace_file(workspace, path, data)
+                    seen[path], written = write_tracked(workspace, path, data)
                 except OSError as exc:
                     # HEAD has moved: the marker stays, so the next write finishes this one
                     # (``recover_transaction``) once the disk lets it
@@ -363,7 +460,17 @@ def transact(
                         f"({exc.strerror or exc}); it still holds the previous version until the "
                         "next write finishes the commit"
                     ) from exc
+                if not written and data is not None:
+                    left[path] = seen[path]
             update_index(git_dir, workspace, entries)
+            if left:
+                parent = read_blob_ids(store, base_tree, left) if base_tree else {}
+                try:
+                    _record_left_busy(git_dir, left, parent, entries)
+                except OSError as exc:
+                    # the marker stays: the next write's recovery rolls the files forward
+                    log.warning("%s not recorded as left unwritten (%s)", ", ".join(left), exc)
+                    return commit.id
         _marker_done(marker)
         return commit.id
 
@@ -603,7 +710,12 @@ def recover_transaction(
                     path,
                     head.decode()[:8],
                 )
-                write_workspace_file(workspace, path, read_blob(store, new_ids[path]))
+                after, written = write_tracked(workspace, path, read_blob(store, new_ids[path]))
+                if not written:
+                    try:
+                        _record_left_busy(git_dir, {path: after}, old_ids, new_ids)
+                    except OSError as exc:
+                        log.warning("%s not recorded as left unwritten (%s)", path, exc)
             else:
                 log.warning(
                     "%s changed during an interrupted commit; "
@@ -632,7 +744,7 @@ def _recover_swaps(target: Path, path: str, old: bytes | None, new: bytes | None
             # its own bytes, cut short by a kill before the exchange (the file was never replaced)
             kept.unlink(missing_ok=True)
             continue
-        wanted = _merged(old, new, data, path) if new is not None else data
+        wanted = merge_save(old, new, data, path) if new is not None else data
         if disk == new or (new is None and disk == old):  # the exchange took it off the file
             log.warning(
                 "finishing an interrupted commit: a save of %s it had taken off the file is put "
@@ -640,7 +752,7 @@ def _recover_swaps(target: Path, path: str, old: bytes | None, new: bytes | None
                 path,
             )
             _write_keeping_saves(target, path, wanted, {})
-        elif new is None or _merged(old, new, disk, path) != wanted:
+        elif new is None or merge_save(old, new, disk, path) != wanted:
             log.warning(
                 "%s holds a version of %s an interrupted write took off it; "
                 "compare the two and remove it",

@@ -691,6 +691,16 @@ def _public(memory: Memory, text: str) -> str:
     scope = memory.runtime.scope
     if scope is None:
         return text
+    # "the workspace at <path>", "workspace <path> does not exist", "no workspace at <path>": the
+    # phrase that names it by its path says it once ("the workspace", "no workspace"), never "the
+    # workspace at the workspace"; a path alone, or inside a longer one, is "the workspace"
+    root = re.escape(str(memory.workspace.root))
+    text = re.sub(
+        rf"\b(?:(the|a|no) )?workspace (?:at |in )?{root}(?![\w/-])",
+        lambda m: f"{m.group(1) or 'the'} workspace",
+        text,
+        flags=re.IGNORECASE,
+    )
     text = text.replace(str(memory.workspace.root), "the workspace")
     return re.sub(re.escape(str(scope[0].root)) + r"[^\s'\"]*", "a path in the server's root", text)
 

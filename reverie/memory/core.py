@@ -42,6 +42,7 @@ from ..errors import (
     CommandError,
     NothingPendingError,
     WorkspaceError,
+    WorkspaceMovedError,
 )
 from ..operations import edit
 from ..operations.context import agent_preamble, context
@@ -206,7 +207,10 @@ _STEPS = frozenset(
 def _guard(verb: Callable[..., Any]) -> Callable[..., Any]:
     """``verb`` checking first that its ``Memory``'s workspace is the one it opened
     (``Identity.check``: a stat or two; ``WorkspaceMovedError`` when it was deleted, moved or
-    replaced), then recording the folder or memory repo the verb created (``Identity.settle``)."""
+    replaced), then, returned or raised, recording the folder or memory repo the verb created and
+    checking again (``Identity.settle``): a workspace moved while the verb ran is
+    ``WorkspaceMovedError`` too, never a success whose write went to a folder made anew at the old
+    path, nor the ``OSError`` the move caused."""
     import functools
     import inspect
 
@@ -217,9 +221,14 @@ def _guard(verb: Callable[..., Any]) -> Callable[..., Any]:
             identity = self.runtime.identity
             identity.check()
             try:
-                return await verb(self, *args, **kwargs)
-            finally:
-                identity.settle()
+                result = await verb(self, *args, **kwargs)
+            except WorkspaceMovedError:
+                raise
+            except BaseException:
+                identity.settle()  # the move, when there was one, is what the caller hears
+                raise
+            identity.settle()
+            return result
 
         step.__guarded__ = True  # type: ignore[attr-defined]
         return step
@@ -229,9 +238,14 @@ def _guard(verb: Callable[..., Any]) -> Callable[..., Any]:
         identity = self.runtime.identity
         identity.check()
         try:
-            return verb(self, *args, **kwargs)
-        finally:
-            identity.settle()
+            result = verb(self, *args, **kwargs)
+        except WorkspaceMovedError:
+            raise
+        except BaseException:
+            identity.settle()  # the move, when there was one, is what the caller hears
+            raise
+        identity.settle()
+        return result
 
     checked.__guarded__ = True  # type: ignore[attr-defined]
     return checked

@@ -69,7 +69,7 @@ class Identity:
         self.repo: tuple[str, tuple[int, int]] | None = None
         self.check()
 
-    def check(self) -> None:
+    def check(self, *, during: bool = False) -> None:
         now = _stamp(self.root)
         if self.folder is None:  # not there yet (or never seen): it is the one found first
             if now is not None:
@@ -77,19 +77,18 @@ class Identity:
                 self._find_repo()
             return
         if now != self.folder:
-            self._moved()
+            self._moved(during=during)
         if self.repo is None:
             self._find_repo()
         elif _stamp(os.path.join(self.root, self.repo[0])) != self.repo[1]:
-            self._moved("its memory repo")
+            self._moved("its memory repo", during=during)
 
     def settle(self) -> None:
-        """After a verb: record the folder or memory repo it created, when none was recorded (no
-        stat once both are)."""
-        if self.folder is None:
-            self.check()
-        elif self.repo is None:
-            self._find_repo()
+        """After a verb: record the folder or memory repo it created, when none was recorded, and
+        check again that the workspace is the one it opened. One moved or replaced while the verb
+        ran is ``WorkspaceMovedError`` too, though the verb returned: what it wrote after the move
+        went to the old path (a folder its writers made anew there), not to the workspace."""
+        self.check(during=True)
 
     def _find_repo(self) -> None:
         for name in _REPO_DIRS:
@@ -98,10 +97,16 @@ class Identity:
                 self.repo = (name, found)
                 return
 
-    def _moved(self, what: str = "it") -> None:
+    def _moved(self, what: str = "it", *, during: bool = False) -> None:
         from ..errors import WorkspaceMovedError
 
         how = "moved or deleted" if what == "it" else f"replaced ({what} is another one)"
+        if during:
+            raise WorkspaceMovedError(
+                f"the workspace at {self.root} was {how} while a verb ran on it: what the verb "
+                "wrote after that is not in the workspace (it may be in a folder made anew at "
+                "that path); open it again"
+            )
         raise WorkspaceMovedError(
             f"the workspace at {self.root} was {how} after it was opened; open it again"
         )

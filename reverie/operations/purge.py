@@ -171,14 +171,14 @@ def _find_files(store: WorkspaceStore, git: GitStore, text: str) -> list[FileHit
 
 
 def plan_purge(store: WorkspaceStore, git: GitStore, text: str) -> PurgePlan:
-    """What ``purge`` would change; nothing is written."""
-    from ..gitstore.purge import scan_history  # here, not at the top: importing it imports dulwich
+    """What ``purge`` would change; nothing is written, and, as every query, no lock is taken: a
+    workspace without a memory repo has no version to scan (``purge`` itself creates it)."""
+    # here, not at the top: importing it imports dulwich
+    from ..gitstore.purge import HistoryScan, scan_history
 
     needle = _check(text)
-    git.ensure()
-    return PurgePlan(
-        describe(text), scan_history(git, needle), tuple(_find_files(store, git, text))
-    )
+    history = scan_history(git, needle) if git.exists else HistoryScan(0, 0, 0, 0, (), 0)
+    return PurgePlan(describe(text), history, tuple(_find_files(store, git, text)))
 
 
 def purge(

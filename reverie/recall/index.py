@@ -26,8 +26,9 @@ Writers bring the index up to date (``sync``: ``reverie index``, ``Memory.reinde
 commit, a ``Memory`` that wrote, when it closes). Sync is incremental. A file whose size and mtime
 are unchanged is skipped (an mtime under 2 s old is not trusted: it is re-hashed next time); a
 changed file is re-chunked and only chunks whose hash changed are deleted or inserted; history is
-read past ``history_cursor`` only (a log whose last cursor went backwards is re-read whole; entries
-compacted away are dropped from the index).
+read past ``history_cursor`` only (a log whose last cursor went backwards, or that is another file
+than the one last read — a purge's or a redaction's rewrite keeps the cursors — is re-read whole;
+entries compacted away are dropped from the index).
 
 Queries never write (``refresh``, then ``reading()``): they open the file read-only and check that
 it is in step with the files (every source's size and mtime, history.jsonl's identity); when it is,
@@ -62,7 +63,8 @@ at once, those in use when their block ends.
 Crash safety: every sync and rebuild runs in one SQLite transaction (WAL or rollback journal), so a
 crash leaves the index as it was before that sync. A file that is not a database, fails to open, or
 carries another ``schema_version`` or tokenizer is moved aside (``.index.sqlite.corrupt``) and
-rebuilt with a warning.
+rebuilt with a warning. A pooled connection whose file was deleted or replaced since (a purge, a
+rebuild by another process) is closed when next taken, never used (`_OnFile`).
 """
 
 from __future__ import annotations
@@ -266,16 +268,25 @@ class SearchIndex:
 
     def _checkout(self) -> tuple[sqlite3.Connection, int]:
         for _ in range(3):
+            now = _file_of(self.path)
+            replaced: list[sqlite3.Connection] = []
             with self._mutex:
                 while self._exclusive or (
                     self._limit is not None and not self._idle and self._open >= self._limit
                 ):
                     self._changed.wait()
+                while self._idle and not _opened_on(self._idle[-1], now):
+                    replaced.append(self._idle.pop())  # its file was deleted or replaced since
+                    self._open -= 1
                 self._users += 1
                 epoch = self._epoch
-                if self._idle:
-                    return self._idle.pop(), epoch
-                self._open += 1
+                conn = self._idle.pop() if self._idle else None
+                if conn is None:
+                    self._open += 1
+            for old in replaced:
+                old.close()
+            if conn is not None:
+                return conn, epoch
             try:
                 return self._open_checked(), epoch
             except _Damaged:
@@ -349,7 +360,13 @@ class SearchIndex:
                     f"cannot create the index directory {self.path.parent}: {exc.strerror}"
                 ) from exc
         # check_same_thread=False: a pooled connection moves between threads, one at a time
-        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        # which file it opens, taken first: a file replaced in between makes it look replaced
+        # (closed and opened again), never the reverse
+        file = _file_of(self.path)
+        conn = sqlite3.connect(
+            self.path, timeout=30, isolation_level=None, check_same_thread=False, factory=_OnFile
+        )
+        conn.file = file
         conn.execute(f"PRAGMA journal_mode={journal_mode_for(self.journal)}")
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
@@ -406,11 +423,15 @@ class SearchIndex:
                 ).fetchone()
                 return conn
             self._create_schema(conn, self._identity())
+            if isinstance(conn, _OnFile) and conn.file is None:  # the file it has just created
+                conn.file = _file_of(self.path)
             return conn
         except sqlite3.DatabaseError as exc:
             conn.close()
             if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
                 raise  # _open_checked waits and retries
+            if _refused(exc):  # not damage: the file is left as it is
+                raise RecallError(f"{self.path}: the index cannot be written ({exc})") from exc
             raise _Damaged(f"unreadable ({exc})") from exc
         except BaseException:
             conn.close()
@@ -490,6 +511,10 @@ class SearchIndex:
             if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
                 raise RecallError(
                     f"{self.path}: the index stayed locked by another process for 30s ({exc})"
+                ) from exc
+            if _refused(exc):  # a full disk is not damage: the sync is rolled back, the file kept
+                raise RecallError(
+                    f"{self.path}: the index was not updated ({exc}); it is left as it was"
                 ) from exc
             log.warning("%s: %s during sync; rebuilding the index", self.path, exc)
             self._exclusively(self._move_aside)
@@ -585,10 +610,17 @@ class SearchIndex:
         """An idle read-only connection to the file, or a new one; None when there is no file or
         it cannot be read as this workspace's index of this version (the query reads a private
         copy then)."""
+        now = _file_of(self.path)
+        replaced: list[sqlite3.Connection] = []
         with self._mutex:
             epoch = self._epoch
-            if self._readers:
-                return self._readers.pop(), epoch
+            while self._readers and not _opened_on(self._readers[-1], now):
+                replaced.append(self._readers.pop())  # its file was deleted or replaced since
+            idle = self._readers.pop() if self._readers else None
+        for old in replaced:
+            old.close()
+        if idle is not None:
+            return idle, epoch
         if not self.path.is_file():
             return None, epoch
         try:
@@ -599,6 +631,7 @@ class SearchIndex:
         if header[18:20] == b"\x02\x02" and self.journal != "wal":
             # a WAL file (an older version's): its reader would create -wal/-shm files
             return None, epoch
+        file = _file_of(self.path)  # first, as in ``_connect``
         try:
             conn = sqlite3.connect(
                 f"file:{quote(os.fspath(self.path))}?mode=ro",
@@ -606,7 +639,9 @@ class SearchIndex:
                 timeout=30,
                 isolation_level=None,
                 check_same_thread=False,
+                factory=_OnFile,
             )
+            conn.file = file
         except sqlite3.Error as exc:
             log.debug("%s: cannot be opened read-only: %s", self.path, exc)
             return None, epoch
@@ -716,6 +751,15 @@ class SearchIndex:
             return False
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'history_stat'").fetchone()
         return row is not None and row[0] == self._history_stat()
+
+    def _history_replaced(self) -> bool:
+        """Whether history.jsonl is another file than the one this index last read (its inode
+        changed: appends keep it, an atomic rewrite never does)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'history_stat'").fetchone()
+        if row is None or row[0] == "missing":
+            return False
+        last: str = row[0]
+        return last.split(":", 1)[0] != self._history_stat().split(":", 1)[0]
 
     def _history_stat(self) -> str:
         try:
@@ -848,8 +892,9 @@ class SearchIndex:
         )
         done, first_known = int(meta.get("history_cursor", 0)), int(meta.get("history_first", 0))
         last = self.history.last_cursor() if self.history.path.exists() else 0
-        if last < done or (done and not self.history.path.exists()):
-            # The log was replaced by an older or different one: re-read it whole.
+        if last < done or (done and not self.history.path.exists()) or self._history_replaced():
+            # The log was replaced by an older or different one (or rewritten whole: a purge's or
+            # a redaction's new file keeps the cursors and changes entries): re-read it whole.
             stats.removed += self._delete_path(HISTORY_PATH)
             done = first_known = 0
         first = _first_cursor(self.history.path)
@@ -908,6 +953,33 @@ class _Damaged(Exception):
     def __init__(self, message: str, *, stale: bool = False) -> None:
         super().__init__(message)
         self.stale = stale
+
+
+class _OnFile(sqlite3.Connection):
+    """A connection to the index file, knowing which file it opened (device, inode): a pooled one
+    whose file was deleted or replaced since (a purge deletes the index, another process rebuilds
+    it, a damaged one is moved aside) is closed rather than used. Writing through it would fail
+    ("readonly database") and be taken for damage, moving the new, good index aside; reading
+    through it would search the old file, and keep its bytes on disk, for as long as the process
+    lives."""
+
+    file: tuple[int, int] | None = None
+
+
+def _file_of(path: Path) -> tuple[int, int] | None:
+    """The device and inode of the file at ``path`` (None when there is none)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _opened_on(conn: sqlite3.Connection, now: tuple[int, int] | None) -> bool:
+    """Whether ``conn`` is on the file the path holds ``now`` (an in-memory one always is)."""
+    if not isinstance(conn, _OnFile) or conn.file is None:
+        return True
+    return conn.file == now
 
 
 def _regular_files(directory: Path) -> list[tuple[str, Path]]:
@@ -975,13 +1047,41 @@ class transaction:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         if exc_type is None:
-            self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("ROLLBACK")
+            self.conn.execute("COMMIT")  # a failed commit: the pool rolls back (``_checkin``)
+        elif self.conn.in_transaction:  # SQLite has rolled back already after a full disk or I/O
+            try:  # error; a rollback that fails must not hide the error that caused it
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error as exc:
+                log.debug("%s: rollback failed (%s)", self.conn, exc)
 
 
 #: How long opening the index waits for another process holding it locked.
 OPEN_TIMEOUT = 30.0
+
+
+#: What SQLite says when the disk refuses a write: no room (SQLITE_FULL; a file size limit is a
+#: failed write), a read-only file system, a failed write or fsync.
+_REFUSED = frozenset(
+    {
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_IOERR_WRITE,
+        sqlite3.SQLITE_IOERR_FSYNC,
+        sqlite3.SQLITE_IOERR_DIR_FSYNC,
+        sqlite3.SQLITE_IOERR_TRUNCATE,
+    }
+)
+
+
+def _refused(exc: sqlite3.DatabaseError) -> bool:
+    """The disk refused a write: the database is not damaged (the transaction is rolled back), and
+    moving it aside or rebuilding it would only need more of what the disk refused."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return "is full" in str(exc)
+    if code == sqlite3.SQLITE_READONLY_DBMOVED:
+        return False  # the file was replaced under the connection: opened again, as damage is
+    return code in _REFUSED or code & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY)
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
