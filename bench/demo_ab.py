@@ -1,0 +1,79 @@
+"""`reverie demo` A/B: two source trees, one venv, alternating runs, a fresh directory each.
+
+    .venv/bin/python -m bench.demo_ab OTHER_TREE [ROUNDS]     # e.g. a `git archive main` checkout
+
+Each round runs ``python -m reverie demo DIR`` once per side, in alternating order, with
+``PYTHONPATH=<tree>`` and bytecode written and read (``PYTHONDONTWRITEBYTECODE`` unset, as a
+user's install runs). Each side has its own ``REVERIE_HOME`` (so the offline engine's pattern cache,
+``reverie/llm/offline/lazyre.py``, is the side's own) and one warm-up run first, not counted: it
+writes the bytecode and, on a side that has one, the pattern cache. Figures per side: wall time and
+CPU time (user + sys, from ``os.wait4``) of each run, and their medians; the load average before and
+after.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def one(tree: Path, home: Path, work: Path) -> tuple[float, float]:
+    """(wall s, CPU s) of one demo in ``work`` (new) with ``tree``'s sources."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=str(tree), REVERIE_HOME=str(home))
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "demo", str(work)],
+        env=env,
+        cwd=work.parent,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.stderr:
+        proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"demo with {tree} failed: {err[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        raise SystemExit(__doc__)
+    sides = {"this tree": ROOT, "other": Path(args[0]).resolve()}
+    rounds = int(args[1]) if len(args) > 1 else 5
+    print(f"load before: {os.getloadavg()[0]:.2f}; trees: {sides}")
+    with tempfile.TemporaryDirectory(prefix="demo-ab-") as tmp:
+        base = Path(tmp)
+        homes = {name: base / f"home-{i}" for i, name in enumerate(sides)}
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+        for name, tree in sides.items():
+            one(tree, homes[name], base / f"warm-{len(runs[name])}-{name.replace(' ', '-')}")
+        for r in range(rounds):
+            order = list(sides) if r % 2 == 0 else list(reversed(sides))
+            for name in order:
+                work = base / f"r{r}-{name.replace(' ', '-')}"
+                runs[name].append(one(sides[name], homes[name], work))
+        print(f"load after: {os.getloadavg()[0]:.2f}")
+        for name, got in runs.items():
+            walls = " / ".join(f"{w:.2f}" for w, _ in got)
+            cpus = " / ".join(f"{c:.2f}" for _, c in got)
+            print(
+                f"{name}: wall median {statistics.median(w for w, _ in got):.2f} s ({walls}); "
+                f"CPU median {statistics.median(c for _, c in got):.2f} s ({cpus})"
+            )
+
+
+if __name__ == "__main__":
+    main()
