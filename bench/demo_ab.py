@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from .cli import run_child
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,23 +28,9 @@ def one(tree: Path, home: Path, work: Path) -> tuple[float, float]:
     """(wall s, CPU s) of one demo in ``work`` (new) with ``tree``'s sources."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(PYTHONPATH=str(tree), REVERIE_HOME=str(home))
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reverie", "demo", str(work)],
-        env=env,
-        cwd=work.parent,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    if proc.stderr:
-        proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"demo with {tree} failed: {err[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime
+    argv = [sys.executable, "-m", "reverie", "demo", str(work)]
+    wall, cpu, _ = run_child(argv, env, cwd=work.parent)  # not this checkout's sources
+    return wall, cpu
 
 
 def main(argv: list[str] | None = None) -> None:
