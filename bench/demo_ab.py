@@ -2,6 +2,8 @@
 
     .venv/bin/python -m bench.demo_ab OTHER_TREE [ROUNDS]     # e.g. a `git archive main` checkout
 
+(Run by ``python -m bench`` with every area, it has no tree to compare with and says so.)
+
 Each round runs ``python -m reverie demo DIR`` once per side, in alternating order, with
 ``PYTHONPATH=<tree>`` and bytecode written and read (``PYTHONDONTWRITEBYTECODE`` unset, as a
 user's install runs). Each side has its own ``REVERIE_HOME`` (so the offline engine's pattern cache,
@@ -34,9 +36,10 @@ def one(tree: Path, home: Path, work: Path) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
-    if not args:
-        raise SystemExit(__doc__)
+    args = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--quick"]
+    if not args:  # ``python -m bench`` runs every area: this one needs a tree to compare with
+        print("demo_ab: no other tree given; skipped (usage: python -m bench.demo_ab TREE [N])")
+        return
     sides = {"this tree": ROOT, "other": Path(args[0]).resolve()}
     rounds = int(args[1]) if len(args) > 1 else 5
     print(f"load before: {os.getloadavg()[0]:.2f}; trees: {sides}")

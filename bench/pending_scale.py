@@ -1,6 +1,6 @@
 """`reverie status` (the pending count) on a long undreamed history: N entries past Dream's cursor.
 
-    .venv/bin/python -m bench.pending_scale [N] [ROUNDS] [OTHER_TREE]
+    .venv/bin/python -m bench.pending_scale [--quick] [N] [ROUNDS] [OTHER_TREE]
 
 Writes a workspace whose ``memory/history.jsonl`` holds N entries (default 200,000, ~32 MB, as
 Reverie writes them) and no Dream cursor, then times ``python -m reverie -w WS status`` as a child
@@ -69,8 +69,10 @@ def one(tree: Path, ws: Path) -> tuple[float, float, str]:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    n = int(args[0]) if args else 200_000
-    rounds = int(args[1]) if len(args) > 1 else 5
+    quick = "--quick" in args  # ``python -m bench --quick``: 20,000 entries, 3 rounds
+    args = [a for a in args if a != "--quick"]
+    n = int(args[0]) if args else 20_000 if quick else 200_000
+    rounds = int(args[1]) if len(args) > 1 else 3 if quick else 5
     sides = {"this tree": ROOT}
     if len(args) > 2:
         sides["other"] = Path(args[2]).resolve()
