@@ -63,9 +63,7 @@ class ArchiveFiles:
     unreadable: list[str] = field(default_factory=list)
 
 
-def read_archives(
-    workspace: Workspace, committed: Committed, save: Save | None
-) -> ArchiveFiles:
+def read_archives(workspace: Workspace, committed: Committed, save: Save | None) -> ArchiveFiles:
     """Every prompt file's archive file, each damaged one repaired first through ``save``; with
     ``save`` None (a dry run, which writes nothing) the repaired text is only read."""
     out = ArchiveFiles()
