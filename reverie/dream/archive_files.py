@@ -2,8 +2,11 @@
 damaged.
 
 The archive is documented as fine to edit by hand, so a run must never fail on it: before the
-lifecycle step reads an archive file, a damaged one is put right on disk — and whatever it held is
-kept — so the run goes on and its commit versions the repair:
+lifecycle step reads an archive file, a damaged one is put right — and whatever it held is kept — so
+the run goes on. Each repair is written the way every memory-file writer writes: through ``save``
+(Dream's: ``GitStore.commit`` of that one file, under the writer lock, merged over a change made
+since it was read), so it is committed at once, whether the run then commits anything or not (it
+was written to disk alone and left uncommitted when the run had nothing to do):
 
 - **invalid UTF-8**: the original bytes are set apart as ``<file>.damaged-<UTC stamp>`` (fsynced
   first), then the file is rewritten with each invalid byte as U+FFFD;
@@ -34,13 +37,19 @@ from ..storage.fsutil import atomic_write, fsync_dir
 from ..storage.workspace import MEMORY_FILES, Workspace
 from .archive import archive_path, header
 
-__all__ = ["ArchiveFiles", "read_archives"]
+__all__ = ["REPAIR_MODEL", "ArchiveFiles", "read_archives"]
 
 log = logging.getLogger(__name__)
 
 #: ``committed(path)``: the file's text at HEAD, or None (``GitStore.file_at``), to bring back a
 #: replaced file.
 Committed = Callable[[str], str | None]
+#: The ``Reverie-Model`` trailer of a repair's own ``dream`` commit: not a run, so never the "newest
+#: Dream commit" ``Memory.restore()`` undoes.
+REPAIR_MODEL = "archive-repair"
+#: ``save(path, text, base, note)``: write and commit the repaired ``text`` of one archive file;
+#: ``base`` is the text it was repaired from (a change made since is merged), None to replace it.
+Save = Callable[[str, str, str | None, str], None]
 
 
 @dataclass
@@ -54,16 +63,14 @@ class ArchiveFiles:
     unreadable: list[str] = field(default_factory=list)
 
 
-def read_archives(
-    workspace: Workspace, committed: Committed, *, repair: bool = True
-) -> ArchiveFiles:
-    """Every prompt file's archive file, repaired first unless ``repair`` is false (a dry run writes
-    nothing)."""
+def read_archives(workspace: Workspace, committed: Committed, save: Save | None) -> ArchiveFiles:
+    """Every prompt file's archive file, each damaged one repaired first through ``save``; with
+    ``save`` None (a dry run, which writes nothing) the repaired text is only read."""
     out = ArchiveFiles()
     for source in MEMORY_FILES:
         rel = archive_path(source)
         try:
-            out.texts[rel] = _read_one(workspace, rel, source, committed, out.notes, repair)
+            out.texts[rel] = _read_one(workspace, rel, source, committed, out.notes, save)
         except (ReverieError, OSError) as exc:
             out.unreadable.append(rel)
             message = (
@@ -80,7 +87,7 @@ def _read_one(
     source: str,
     committed: Committed,
     notes: list[str],
-    repair: bool,
+    save: Save | None,
 ) -> str:
     path = workspace.resolve(rel)
     try:
@@ -89,34 +96,36 @@ def _read_one(
         return ""
     if not stat.S_ISREG(st.st_mode):
         text = committed(rel) or ""
-        if repair:
+        if save is not None:
             aside = _set_apart(path)
-            atomic_write(path, text)
-            _note(
-                notes,
+            atomic_write(path, text)  # the committed text: committed only where HEAD lacks it
+            note = (
                 f"{rel} was not a file: moved aside to {_rel(workspace, aside)}, "
-                "and the file is back with its committed text",
+                "and the file is back with its committed text"
             )
+            save(rel, text, text, note)
+            _note(notes, note)
         return text
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = raw.decode("utf-8", errors="replace")
-        if repair:
+        if save is not None:
             aside = _set_apart(path, raw)
-            atomic_write(path, _with_header(text, source))
-            _note(
-                notes,
+            note = (
                 f"{rel} had invalid UTF-8: the original bytes are set apart in "
-                f"{_rel(workspace, aside)}; the file keeps its text with U+FFFD for each bad byte",
+                f"{_rel(workspace, aside)}; the file keeps its text with U+FFFD for each bad byte"
             )
+            save(rel, _with_header(text, source), None, note)
+            _note(notes, note)
         return _with_header(text, source)
     if text.strip() and not text.lstrip().startswith("# Archive:"):
-        text = _with_header(text, source)
-        if repair:
-            atomic_write(path, text)
-            _note(notes, f"{rel} had lost its header: put back on top, nothing else changed")
+        read, text = text, _with_header(text, source)
+        if save is not None:
+            note = f"{rel} had lost its header: put back on top, nothing else changed"
+            save(rel, text, read, note)
+            _note(notes, note)
     return text
 
 

@@ -47,7 +47,7 @@ from . import transaction
 from .agent import EditOutcome, run_edit_loop
 from .analyze import UnusableAnalysis, analyze
 from .archive import archive_path
-from .archive_files import read_archives
+from .archive_files import REPAIR_MODEL, read_archives
 from .batch import budget_lines, build_analysis_message, line_ages
 from .budget import Budget, BudgetExceeded
 from .deadletter import (
@@ -708,6 +708,17 @@ class Dream:
         except GitStoreError:
             return None
 
+    def _save_repair(self, rel: str, text: str, base: str | None, note: str) -> None:
+        """Commit an archive file's repair on its own (``archive_files``), as every memory-file
+        writer writes: under the writer lock, merged over a change made since ``base`` was read."""
+        self.git.commit(
+            format_message(f"dream: repair {rel}", note, {}),
+            kind="dream",
+            trailers={tr.KIND: "dream", tr.MODEL: REPAIR_MODEL},
+            files={rel: text},
+            base={rel: base} if base is not None else None,
+        )
+
     def _archive_base(self, staged: StagedFiles) -> dict[str, str]:
         """The staged files' base plus the archive files as on disk (what a run's changes are diffed
         against)."""
@@ -742,7 +753,9 @@ class Dream:
         facts: list[tuple[str, str]] | None,
         enabled: bool,
     ) -> LifecycleOutcome:
-        archives = read_archives(self.workspace, self._committed, repair=not dry_run)
+        archives = read_archives(
+            self.workspace, self._committed, None if dry_run else self._save_repair
+        )
         for note in archives.notes:
             self._warn(note)
         enabled = enabled and not archives.unreadable

@@ -738,10 +738,13 @@ class Memory(MemoryVerbs):
         """``sha``, or the newest Dream commit (at ``head`` when given, else at HEAD now)."""
         if sha is not None:
             return sha
+        from ..dream.archive_files import REPAIR_MODEL
         from ..gitstore import trailers
 
         undone: dict[str, str] = {}  # a commit an undo since names -> that undo
         for info in self.runtime.git.log(limit=_UNDO_WINDOW, start=head):
+            if info.kind == "dream" and info.trailers.get(trailers.MODEL) == REPAIR_MODEL:
+                continue  # an archive file's repair, not a run
             if info.kind == "dream":
                 if undone:  # a restore to before it (or older), or a revert of it, came since
                     by = undone.get(info.sha) or next(iter(undone.values()))
