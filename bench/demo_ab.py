@@ -6,9 +6,9 @@
 
 Each round runs ``python -m reverie demo DIR`` once per side, in alternating order, with
 ``PYTHONPATH=<tree>`` and bytecode written and read (``PYTHONDONTWRITEBYTECODE`` unset, as a
-user's install runs). Each side has its own ``REVERIE_HOME`` (so the offline engine's pattern cache,
-``reverie/llm/offline/lazyre.py``, is the side's own) and one warm-up run first, not counted: it
-writes the bytecode and, on a side that has one, the pattern cache. Figures per side: wall time and
+user's install runs). Each side has its own ``REVERIE_HOME`` (nothing one side leaves in the home
+reaches the other) and one warm-up run first, not counted: it writes the bytecode. Figures per
+side: wall time and
 CPU time (user + sys, from ``os.wait4``) of each run, and their medians; the load average before and
 after.
 """
