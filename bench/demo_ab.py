@@ -8,9 +8,8 @@ Each round runs ``python -m reverie demo DIR`` once per side, in alternating ord
 ``PYTHONPATH=<tree>`` and bytecode written and read (``PYTHONDONTWRITEBYTECODE`` unset, as a
 user's install runs). Each side has its own ``REVERIE_HOME`` (nothing one side leaves in the home
 reaches the other) and one warm-up run first, not counted: it writes the bytecode. Figures per
-side: wall time and
-CPU time (user + sys, from ``os.wait4``) of each run, and their medians; the load average before and
-after.
+side: wall time and CPU time (user + sys, from ``os.wait4``) of each run, and their medians; the
+load average before and after.
 """
 
 from __future__ import annotations
