@@ -410,22 +410,32 @@ class GitStore(NanobotGitAPI):
     def _commit_manual(self, repo: MemoryRepo, ref: Ref, head: ObjectID | None) -> ObjectID | None:
         """Commit a person's uncommitted edits of tracked files (disk ≠ HEAD) as their own
         ``manual`` commit."""
-        merged, saved_on, still = self._settle_left_busy(repo, head)
-        head_tree = read_commit(repo.objects, head).tree if head else None
-        paths = self._paths_in(repo.objects, head_tree)
-        disk = self._disk(paths)
-        ids = read_blob_ids(repo.objects, head_tree, paths) if head else dict.fromkeys(paths)
-        dirty = {
-            p: d
-            for p, d in disk.items()
-            if (blob_id(d) if d is not None else None) != ids[p] and p not in still
-        }
+        disk, merged, saved_on = self._on_disk(repo, head)
+        paths = list(disk)
+        ids = (
+            read_blob_ids(repo.objects, read_commit(repo.objects, head).tree, paths)
+            if head
+            else dict.fromkeys(paths)
+        )
+        dirty = {p: d for p, d in disk.items() if (blob_id(d) if d is not None else None) != ids[p]}
         dirty.update(merged)
         if not dirty:
             return head
         subject = "manual: edit of " + ", ".join(dirty)
         sha, _ = self._commit_locked(repo, ref, head, dirty, subject, "manual", saved_on=saved_on)
         return sha or head
+
+    def _on_disk(
+        self, repo: MemoryRepo, head: ObjectID | None
+    ) -> tuple[dict[str, bytes | None], dict[str, bytes | None], dict[str, bytes | None]]:
+        """The tracked files as a commit of the disk takes them, after ``_settle_left_busy``:
+        (each file's bytes on disk, without those still left unwritten — they count as HEAD's;
+        the saves made on top of a version left unwritten, with the commit's change merged in;
+        the save each of those merges was made on)."""
+        merged, saved_on, still = self._settle_left_busy(repo, head)
+        paths = self._paths_in(repo.objects, read_commit(repo.objects, head).tree if head else None)
+        disk = {p: d for p, d in self._disk(paths).items() if p not in still}
+        return disk, merged, saved_on
 
     def _settle_left_busy(
         self, repo: MemoryRepo, head: ObjectID | None
@@ -574,13 +584,7 @@ class GitStore(NanobotGitAPI):
         notes = split_message(message or "")[1]
         with self._writing() as (repo, ref, head):
             if files is None:
-                merged, saved_on, still = self._settle_left_busy(repo, head)
-                disk = self._disk(
-                    self._paths_in(
-                        repo.objects, read_commit(repo.objects, head).tree if head else None
-                    )
-                )
-                disk = {p: d for p, d in disk.items() if p not in still}
+                disk, merged, saved_on = self._on_disk(repo, head)
                 disk.update(merged)
                 sha, _ = self._commit_locked(
                     repo, ref, head, disk, subject, kind, trailers, notes, saved_on=saved_on
