@@ -25,7 +25,7 @@ from support.fleet import (
     stop_together,
     wait_for,
 )
-from support.fleet_fixtures import needs_redis
+from support.fleet_fixtures import fleet_for, needs_redis
 
 from reverie.dream.fence import read_epoch
 from reverie.dream.records import Attempts, StatusRecord
@@ -38,19 +38,11 @@ celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis)
 
 
 def _fleet(root: Path, server: RedisServer, monkeypatch, **fleet):
-    from reverie.fleet import Fleet
-
-    for key, value in fleet_env(root, server).items():
-        if key.startswith("REVERIE_"):
-            monkeypatch.setenv(key, value)
     # fleet_env's 4 s drain makes the Celery workers' backlogs yield; a job run here must finish
     # its batch. At load 14 a job's work before its edit turn took 3.1 s, so a busier moment spent
     # the drain first and the job came back "paused", not "ok" (how
     # test_markers_ingested_claimed_and_cleared failed under load).
-    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS", "600")
-    for key, value in fleet.items():
-        monkeypatch.setenv(f"REVERIE_FLEET__{key.upper()}", str(value))
-    return Fleet(load_config())
+    return fleet_for(root, server, monkeypatch, drain_seconds=600, **fleet)
 
 
 class Appender:

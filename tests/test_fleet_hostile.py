@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.fleet import RedisServer, fleet_env
-from support.fleet_fixtures import needs_redis
+from support.fleet_fixtures import fleet_for, needs_redis
 
 from reverie.storage.config import Config, load_config
 from reverie.storage.scopes import write_root_kind
@@ -27,15 +27,7 @@ celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis)
 
 
 def _fleet(root: Path, server: RedisServer, monkeypatch: pytest.MonkeyPatch, **fleet: object):
-    from reverie.fleet import Fleet
-
-    for key, value in fleet_env(root, server).items():
-        if key.startswith("REVERIE_"):
-            monkeypatch.setenv(key, value)
-    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", "reverie/offline")
-    for key, value in fleet.items():
-        monkeypatch.setenv(f"REVERIE_FLEET__{key.upper()}", str(value))
-    return Fleet(load_config())
+    return fleet_for(root, server, monkeypatch, model="reverie/offline", **fleet)
 
 
 def _plain(root: Path, *names: str) -> None:

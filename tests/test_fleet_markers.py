@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 from support.fleet import RedisServer, fleet_env
-from support.fleet_fixtures import needs_redis
+from support.fleet_fixtures import fleet_for, needs_redis
 
-from reverie.storage.config import Config, load_config
+from reverie.storage.config import Config
 from reverie.storage.scopes import Scope, ScopeRoot, write_root_kind
 from reverie.storage.store import WorkspaceStore
 from reverie.storage.workspace import Workspace
@@ -31,16 +31,7 @@ celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis)
 
 
 def _fleet(root: Path, server: RedisServer, monkeypatch: pytest.MonkeyPatch, **fleet: object):
-    from reverie.fleet import Fleet
-
-    for key, value in fleet_env(root, server).items():
-        if key.startswith("REVERIE_"):
-            monkeypatch.setenv(key, value)
-    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__MODEL_OVERRIDE", "reverie/offline")
-    monkeypatch.setenv("REVERIE_AGENTS__DEFAULTS__DREAM__DRAIN_MAX_SECONDS", "600")
-    for key, value in fleet.items():
-        monkeypatch.setenv(f"REVERIE_FLEET__{key.upper()}", str(value))
-    return Fleet(load_config())
+    return fleet_for(root, server, monkeypatch, model="reverie/offline", drain_seconds=600, **fleet)
 
 
 def _config() -> Config:
