@@ -13,8 +13,8 @@ imports are cold as on a first run and the interpreter's own start is not counte
   Faker's person providers, lemminflect's lexicon (its import and a first lookup), and the
   candidates not taken (names-dataset, nameparser, dateparser), when installed;
 - dates: the engine's resolver (``offline.dates.resolve``) against ``dateparser`` on the phrases
-  users say, scored against the conventions docs/offline-engine-kinds.md documents (a phrase naming
-  no single day must give none).
+  users say, scored against the conventions of docs/offline-engine-facts.md, *Dates* (a phrase
+  naming no single day must give none).
 """
 
 from __future__ import annotations
