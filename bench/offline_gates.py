@@ -1,7 +1,7 @@
 """What the offline engine's rule gates save (issue 36): each rule's pattern compiled on first use,
 and tried on a clause only when the literals a match needs are in it (``offline/rules/gate.py``).
 
-    .venv/bin/python -m bench offline_gates [--rounds N]
+    .venv/bin/python -m bench.offline_gates [--rounds N]
 
 Every row compares the engine with its gates (``GATED = True``, as shipped) against the same engine
 with every rule tried on every clause (``GATED = False``: every pattern compiled on the first

@@ -2,7 +2,7 @@
 precision, recall and corrections per writer's split, through the real path (archive, Dream with
 its lifecycle and archive), judged as ``tests/offline_statements.py`` says.
 
-    .venv/bin/python -m bench offline_statements [A B C D E F G] [--show] [--raw] [--kinds]
+    .venv/bin/python -m bench.offline_statements [A B C D E F G] [--show] [--raw] [--kinds]
 
 ``--show`` lists every wrong line, stale line and missed fact (never for a held-out split unless
 named on the command line); ``--raw`` scores without the verdicts read by hand
