@@ -36,7 +36,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .lazyre import lazy
+from ...text.lazyre import lazy
 
 __all__ = [
     "known_place",
