@@ -175,7 +175,7 @@ def test_importing_the_engine_compiles_no_rule() -> None:
 
 def test_importing_the_engine_compiles_almost_none_of_its_patterns() -> None:
     """The engine's modules define some 330 helper patterns at their top level besides the rules;
-    each is compiled on first use (``reverie.llm.offline.lazyre``), so importing the engine compiles
+    each is compiled on first use (``reverie.text.lazyre``), so importing the engine compiles
     only what its own import uses (main compiled about 430 there). Counted by source, whatever
     compiles them: a module-level ``re.compile`` added back is seen."""
     code = """
@@ -202,7 +202,7 @@ print(len(seen))
 
 
 def test_a_lazy_pattern_is_the_pattern_it_stands_for() -> None:
-    from reverie.llm.offline.lazyre import LazyPattern, lazy
+    from reverie.text.lazyre import LazyPattern, lazy
 
     source = r"\b(?P<w>m[ae]ow)s?\b"
     p = lazy(source, re.I)

@@ -53,6 +53,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..text.lazyre import lazy
+
 __all__ = ["SecretMatch", "KINDS", "scan", "redact", "scrub", "shannon_entropy"]
 
 KINDS = (
@@ -111,7 +113,7 @@ def shannon_entropy(value: str) -> float:
 _TOKEN_NEIGHBOURS = frozenset(string.ascii_letters + string.digits + "_-")
 _R = r"(?![A-Za-z0-9_\-])"  # right boundary
 
-_PEM = re.compile(
+_PEM = lazy(
     r"-----BEGIN (?P<label>(?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?)-----"
     r"(?:.*?-----END (?P=label)-----|.*\Z)",
     re.S,
@@ -137,7 +139,7 @@ def _pem_ok(block: str) -> bool:
     return _BASE64_RUN.search(block) is not None
 
 
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{20}")
+_BASE64_RUN = lazy(r"[A-Za-z0-9+/=]{20}")
 
 
 def _random_case(value: str) -> bool:
@@ -162,57 +164,57 @@ _RULES: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
     ("private-key", _PEM, _pem_ok),
     (
         "aws-access-key-id",
-        re.compile(rf"(?:{_AWS_PREFIXES})[A-Z2-7]{{16}}(?![A-Za-z0-9])"),
+        lazy(rf"(?:{_AWS_PREFIXES})[A-Z2-7]{{16}}(?![A-Za-z0-9])"),
         _aws_id_ok,
     ),
-    ("anthropic-key", re.compile(r"sk-ant-[A-Za-z0-9_\-]{32,}" + _R), _sk_ok),
+    ("anthropic-key", lazy(r"sk-ant-[A-Za-z0-9_\-]{32,}" + _R), _sk_ok),
     (
         "openai-key",
-        re.compile(r"sk-(?!ant-)(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_\-]{20,}" + _R),
+        lazy(r"sk-(?!ant-)(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_\-]{20,}" + _R),
         _sk_ok,
     ),
     *(
-        ("github-token", re.compile(prefix + r"_[A-Za-z0-9]{36,255}(?![A-Za-z0-9_])"), None)
+        ("github-token", lazy(prefix + r"_[A-Za-z0-9]{36,255}(?![A-Za-z0-9_])"), None)
         for prefix in ("ghp", "gho", "ghu", "ghs", "ghr")
     ),
-    ("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9_])"), None),
-    ("slack-token", re.compile(r"xox[abprs]-[A-Za-z0-9\-]{10,250}" + _R), _mixed),
-    ("slack-token", re.compile(r"xapp-\d-[A-Za-z0-9\-]{10,250}" + _R), _mixed),
-    ("google-api-key", re.compile(r"AIza[0-9A-Za-z_\-]{35}" + _R), None),
+    ("github-token", lazy(r"github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9_])"), None),
+    ("slack-token", lazy(r"xox[abprs]-[A-Za-z0-9\-]{10,250}" + _R), _mixed),
+    ("slack-token", lazy(r"xapp-\d-[A-Za-z0-9\-]{10,250}" + _R), _mixed),
+    ("google-api-key", lazy(r"AIza[0-9A-Za-z_\-]{35}" + _R), None),
     *(
-        ("stripe-key", re.compile(prefix + r"_[0-9A-Za-z]{16,247}(?![A-Za-z0-9_])"), _mixed)
+        ("stripe-key", lazy(prefix + r"_[0-9A-Za-z]{16,247}(?![A-Za-z0-9_])"), _mixed)
         for prefix in ("sk_live", "rk_live", "pk_live", "sk_test", "rk_test")
     ),
     (
         "jwt",
-        re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}" + _R),
+        lazy(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}" + _R),
         None,
     ),
-    ("stripe-key", re.compile(r"whsec_[0-9A-Za-z]{24,247}(?![A-Za-z0-9_])"), _mixed),
-    ("twilio-key", re.compile(r"SK[0-9a-f]{32}(?![A-Za-z0-9_])"), _mixed),
-    ("sendgrid-key", re.compile(r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,64}" + _R), None),
-    ("huggingface-token", re.compile(r"hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])"), _random_case),
-    ("gitlab-token", re.compile(r"glpat-[A-Za-z0-9_\-]{20,40}" + _R), _mixed),
-    ("npm-token", re.compile(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"), _mixed),
-    ("pypi-token", re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{40,}" + _R), None),
+    ("stripe-key", lazy(r"whsec_[0-9A-Za-z]{24,247}(?![A-Za-z0-9_])"), _mixed),
+    ("twilio-key", lazy(r"SK[0-9a-f]{32}(?![A-Za-z0-9_])"), _mixed),
+    ("sendgrid-key", lazy(r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,64}" + _R), None),
+    ("huggingface-token", lazy(r"hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])"), _random_case),
+    ("gitlab-token", lazy(r"glpat-[A-Za-z0-9_\-]{20,40}" + _R), _mixed),
+    ("npm-token", lazy(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"), _mixed),
+    ("pypi-token", lazy(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{40,}" + _R), None),
 ]
 
 # Tokens without a literal prefix: each pattern starts at the token's rarest literal part (see
 # above), and ``_shaped_tokens`` checks the rest of the shape in code.
-_SLACK_WEBHOOK = re.compile(
+_SLACK_WEBHOOK = lazy(
     r"hooks\.slack\.com/services/(?P<val>T[A-Z0-9]{6,12}/B[A-Z0-9]{6,12}/[A-Za-z0-9]{20,32})" + _R
 )
 # then 24-28 chars before, from M/N/O
-_DISCORD_TAIL = re.compile(r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _R)
-_TELEGRAM = re.compile(r":AA[A-Za-z0-9_\-]{33}" + _R)  # after an 8-10 digit bot id
-_AZURE_SIG = re.compile(r"sig=(?P<val>[A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})")
-_BASIC = re.compile(
+_DISCORD_TAIL = lazy(r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}" + _R)
+_TELEGRAM = lazy(r":AA[A-Za-z0-9_\-]{33}" + _R)  # after an 8-10 digit bot id
+_AZURE_SIG = lazy(r"sig=(?P<val>[A-Za-z0-9%+/]{30,}(?:%3D|=){0,2})")
+_BASIC = lazy(
     r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?basic[ "
     r"\t]+(?P<val>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"
 )
 
 # -- passwords inside URLs -------------------------------------------------------------------------
-_URL_PASSWORD = re.compile(
+_URL_PASSWORD = lazy(
     r"://[^\s:/?#@'\"<>\[\],]{1,128}:(?P<pw>[^\s:/@'\"<>,]{1,256})@(?=[A-Za-z0-9\[])"
 )
 _PLACEHOLDERS = frozenset(
@@ -266,7 +268,7 @@ def _is_placeholder(value: str) -> bool:
 # original text.
 _ASSIGN_TAIL = r"s?[\"'\]]?[ \t]{0,3}(?P<sep>=>|:=|[:=])(?P<ws>[ \t]{0,3})(?P<q>[\"'`]?)"
 _ASSIGN = [
-    re.compile(f"(?P<kw>{kw}){_ASSIGN_TAIL}")
+    lazy(f"(?P<kw>{kw}){_ASSIGN_TAIL}")
     for kw in (
         "passphrase",
         "pass(?:w(?:or)?d)?",
@@ -278,29 +280,27 @@ _ASSIGN = [
         "auth",
     )
 ]
-_QUOTED_VALUE = re.compile(r"[^\n\"'`]{1,128}")
+_QUOTED_VALUE = lazy(r"[^\n\"'`]{1,128}")
 
 # -- passwords in command lines and credential files (searched in the lower-cased text) ------------
 _CLI_PASSWORD = [  # (a literal the text must hold, the pattern)
     (
         "mysql",
-        re.compile(r"mysql(?:dump|admin)?\b[^\n|;&]{0,200}?[ \t]-p(?P<val>[^\s\"'`]{3,128})"),
+        lazy(r"mysql(?:dump|admin)?\b[^\n|;&]{0,200}?[ \t]-p(?P<val>[^\s\"'`]{3,128})"),
     ),
     (
         "docker",
-        re.compile(
+        lazy(
             r"docker[ \t]+login\b[^\n|;&]{0,200}?[ \t](?:-p|--password)(?:[ "
             r"\t]+|=)(?P<q>[\"']?)(?P<val>[^\s\"'`]{3,128})"
         ),
     ),
     (
         "machine",
-        re.compile(r"machine[ \t]+[^\s]+[ \t][^\n]{0,200}?password[ \t]+(?P<val>\S{3,128})"),
+        lazy(r"machine[ \t]+[^\s]+[ \t][^\n]{0,200}?password[ \t]+(?P<val>\S{3,128})"),
     ),  # .netrc
 ]
-_PGPASS = re.compile(
-    r"\A[a-z0-9.\-*\[\]:]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<val>[^\s:]{4,128})\Z"
-)
+_PGPASS = lazy(r"\A[a-z0-9.\-*\[\]:]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?P<val>[^\s:]{4,128})\Z")
 
 # -- credentials in prose --------------------------------------------------------------------------
 _PROSE_KWS = (
@@ -318,7 +318,7 @@ _PROSE_VALUE = r"[ \t]+(?P<q>[\"'“‘`]?)(?P<val>[^\s\"'“”‘’`]{4,128})
 # "my password is X", "the wifi password is now X" ("password: X" and "= X" are the assignment
 # rule's)
 _PROSE_IS = {
-    kw: re.compile(
+    kw: lazy(
         re.escape(kw)
         + r"[ \t]+(?:is|was|will[ \t]+be)(?:[ \t]+(?:now|still|set[ \t]+to))?[ \t]*:?"
         + _PROSE_VALUE
@@ -327,9 +327,9 @@ _PROSE_IS = {
 }
 # "with secret X", "using the password X": the keyword followed by a value, preceded by ``_WITH``
 # (checked in code)
-_PROSE_WITH = {kw: re.compile(re.escape(kw) + _PROSE_VALUE) for kw in _PROSE_KWS}
-_WITH = re.compile(r"(?:^|[^a-z0-9])(?:with|using|use)[ \t]+(?:(?:the|my|our)[ \t]+)?\Z")
-_PIN = re.compile(
+_PROSE_WITH = {kw: lazy(re.escape(kw) + _PROSE_VALUE) for kw in _PROSE_KWS}
+_WITH = lazy(r"(?:^|[^a-z0-9])(?:with|using|use)[ \t]+(?:(?:the|my|our)[ \t]+)?\Z")
+_PIN = lazy(
     r"pin(?:[ \t]+(?:code|number))?(?:[ \t]+(?:is|was))?[ \t]*[:=#]?[ "
     r"\t]*(?P<val>\d{4,8})(?![\d.,:/\-])"
 )
@@ -349,16 +349,16 @@ probably actually somewhere nowhere elsewhere inside outside behind between writ
 """.split()
 )
 _SYMBOLS = frozenset(string.punctuation)
-_VALUE = re.compile(r"[^\s\"'`,;(){}\[\]<>]{6,512}")
+_VALUE = lazy(r"[^\s\"'`,;(){}\[\]<>]{6,512}")
 # Keywords that are common inside ordinary words ("monkey", "bypass", "oauth"): they must start a
 # name part.
 _NEEDS_BOUNDARY = frozenset({"key", "pass", "auth", "pwd"})
 _NAME_CHARS = string.ascii_letters + string.digits + "_.-"
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.\-][A-Za-z_][A-Za-z0-9_]*)*")
-_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_\-.~:]+")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
-_BEARER = re.compile(r"bearer[ \t]+(?P<val>[A-Za-z0-9._~+/\-]{20,1024}=*)(?![A-Za-z0-9._~+/\-])")
+_IDENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:[.\-][A-Za-z_][A-Za-z0-9_]*)*")
+_TOKEN_CHARS = lazy(r"[A-Za-z0-9+/=_\-.~:]+")
+_UUID = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_AWS_SECRET = lazy(r"[A-Za-z0-9/+]{40}")
+_BEARER = lazy(r"bearer[ \t]+(?P<val>[A-Za-z0-9._~+/\-]{20,1024}=*)(?![A-Za-z0-9._~+/\-])")
 
 
 def _name_before(text: str, kw_start: int) -> str:
@@ -751,7 +751,7 @@ def _replace(text: str, matches: list[SecretMatch]) -> str:
 # A value after a credential header or parameter name in an error text: redacted whatever its shape,
 # because an error message quoting a request has no business carrying it (``redact`` alone keeps
 # low-entropy values).
-_CREDENTIAL_FIELD = re.compile(
+_CREDENTIAL_FIELD = lazy(
     r"(?i)(?<=api_key=)[^\s&'\"]+|(?<=api-key: )\S+|(?<=x-api-key )\S+|(?<=authorization: )[^\n]+"
 )
 

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 
 from ...text.dates import MONTH_NAME, month_number, parse_timestamp
-from .lazyre import lazy
+from ...text.lazyre import lazy
 
 __all__ = [
     "resolve",

@@ -31,11 +31,11 @@ from typing import Any
 
 import orjson
 
+from ...text.lazyre import lazy
 from .. import protocol as p
 from ..tokens import estimate_text_tokens, estimate_tokens
 from ..types import ModelResponse, ToolCall, Usage
 from .dates import absolute, parse_day
-from .lazyre import lazy
 from .rules import (
     SAID,
     SOUL,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from .lazyre import lazy
+from ...text.lazyre import lazy
 
 __all__ = ["framed", "temporary", "reversed_feeling"]
 

@@ -13,8 +13,8 @@ import re
 from dataclasses import replace
 from functools import cache
 
+from ....text.lazyre import lazy
 from ..kinds import noun
-from ..lazyre import lazy
 from .changes import said
 from .core import SOUL, Filling, Rule, change, rule, rules_of, word_set
 from .lexicon import NOT_NAMES

@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ....text.lazyre import lazy
 from ..kinds import fold, known_place, noun, stem
-from ..lazyre import lazy
 from .core import SAID, USER, Fact, Filling, change, rule, rules_of
 from .corrections import TOO_FORMAL
 from .health import is_allergen

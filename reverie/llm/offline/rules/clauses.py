@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from ....text.lazyre import lazy
 from ..framing import framed, temporary
-from ..lazyre import lazy
 from .agent import AGENT_VERBS
 from .person import first_person
 from .shorthand import household, opening_role, spelled, titled_here, with_subject

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ....text.lazyre import lazy
 from ..kinds import given_name, noun
-from ..lazyre import lazy
 from .core import Rule, word_set
 from .lexicon import MUSIC_GENRES, PEOPLE
 from .values import is_thing

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ....text.lazyre import lazy
 from ..dates import CLOCK_PHRASE, DATE_PHRASE, clock
 from ..dates import resolve as resolve_date
 from ..kinds import fold
-from ..lazyre import lazy
 from .core import SAID, USER, Filling, change, rule, rules_of
 from .phrases import NAME
 from .values import is_firm, is_language, is_name, is_place, is_role, is_tech, is_tool

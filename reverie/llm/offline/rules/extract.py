@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from datetime import date
 from functools import cache
 
+from ....text.lazyre import lazy
 from ..framing import framed, reversed_feeling
-from ..lazyre import lazy
 from . import agent, languages, likes, pets, statements
 from .changes import NARROWED, without_read_values
 from .clauses import (

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
+from ....text.lazyre import lazy
 from .. import kinds
 from ..kinds import given_name, known_place_in_lower_case, noun
-from ..lazyre import lazy
 from .core import USER, Filling, rule
 from .lexicon import NOT_NAMES, TECH
 from .phrases import NAME, PSTOP

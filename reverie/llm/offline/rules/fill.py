@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from ....text.lazyre import lazy
 from ..dates import resolve
 from ..kinds import given_name, known_place
-from ..lazyre import lazy
 from .core import Filling, Rule, word_set
 from .lexicon import CLIPPED_ROLES, TECH
 from .person import third_person

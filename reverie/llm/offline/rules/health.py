@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..lazyre import lazy
+from ....text.lazyre import lazy
 from .core import USER, Filling, rule, word_set
 from .phrases import VAL
 from .values import is_thing

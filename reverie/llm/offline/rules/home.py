@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ....text.lazyre import lazy
 from ..kinds import known_place, noun, region
-from ..lazyre import lazy
 from .core import USER, Filling, rule
 from .lexicon import NOT_NAMES, TECH
 from .phrases import BACKGROUND, OLD, OLDTO, PLACE, VAL, I

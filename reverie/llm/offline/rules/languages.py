@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..lazyre import lazy
+from ....text.lazyre import lazy
 from .clauses import NEGATION
 from .core import USER, Filling, rule
 from .values import is_language

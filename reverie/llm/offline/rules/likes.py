@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ....text.lazyre import lazy
 from ..kinds import common_given_name, known_place, noun
-from ..lazyre import lazy
 from .core import USER, Filling, rule, word_set
 from .lexicon import INSTRUMENTS, MEDIA, QUALIFIERS, SPORTS
 from .phrases import STOP, VAL

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..lazyre import lazy
+from ....text.lazyre import lazy
 from .lexicon import NOT_PRESENT
 
 # Third-person notes about the user, read as the user's own words: "User prefers tea" → "I prefer

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ....text.lazyre import lazy
 from ..kinds import given_name, noun
-from ..lazyre import lazy
 from .changes import pet_named
 from .core import USER, Filling, rule, rules_of
 from .lexicon import NOT_NAMES, PETS, PETS_PLURAL

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..lazyre import lazy
+from ....text.lazyre import lazy
 
 #: Where a value ends: a dash, a conjunction or a relative word opening the next clause, or a mark.
 STOP = (

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
+from ....text.lazyre import lazy
 from ..dates import CLOCK_PHRASE, clock
 from ..kinds import TECH_WORDS, known_place, technology, technology_names
-from ..lazyre import lazy
 from .core import MEMORY, Filling, rule, rules_of
 from .lexicon import CADENCE, DATABASES, NOT_NAMES, PROJECT_NOUN, TECH
 from .person import third_person

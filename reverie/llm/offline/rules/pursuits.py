@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..lazyre import lazy
+from ....text.lazyre import lazy
 from .core import USER, Filling, rule
 from .lexicon import INSTRUMENTS, PEOPLE, SPORTS
 from .values import clean, is_no_noun, is_np

@@ -39,10 +39,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
+from ....text.lazyre import lazy
 from ..dates import DATE_PHRASE
 from ..dates import resolve as resolve_date
 from ..kinds import fold, given_name, known_language, known_place, noun, stem
-from ..lazyre import lazy
 from .clauses import QUOTED
 from .corrections import distance
 from .lexicon import TECH

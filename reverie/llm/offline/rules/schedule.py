@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
+from ....text.lazyre import lazy
 from ..dates import DATE_PHRASE, SPELLED_CLOCK, clock
 from ..kinds import known_place
-from ..lazyre import lazy
 from . import project
 from .core import MEMORY, USER, Filling, rule
 from .lexicon import CADENCE, PEOPLE

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
+from ....text.lazyre import lazy
 from ..kinds import given_name, noun
-from ..lazyre import lazy
 from .values import is_role
 
 __all__ = ["household", "opening_role", "spelled", "titled_here", "with_subject"]

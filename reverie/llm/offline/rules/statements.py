@@ -31,8 +31,8 @@ import re
 from dataclasses import replace
 from functools import cache
 
+from ....text.lazyre import lazy
 from ..framing import temporary
-from ..lazyre import lazy
 from .clauses import CODE, NEGATION, Clause
 from .core import MEMORY, USER, Rule
 from .lexicon import PETS, PETS_PLURAL

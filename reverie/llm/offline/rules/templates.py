@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from ....text.lazyre import lazy
 from ..dates import resolve
-from ..lazyre import lazy
 from . import (
     agent,
     changes,

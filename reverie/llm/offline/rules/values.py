@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ....text.lazyre import lazy
 from ..kinds import (
     common_given_name,
     known_language,
@@ -18,7 +19,6 @@ from ..kinds import (
     known_place_in_lower_case,
     noun,
 )
-from ..lazyre import lazy
 from .core import word_set
 from .lexicon import (
     CONNECTORS,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ....text.lazyre import lazy
 from ..kinds import noun
-from ..lazyre import lazy
 from .core import USER, Filling, rule
 from .lexicon import NOT_NAMES, PEOPLE, ROLES, TIME_WORDS, VAGUE
 from .phrases import NAME, OLDTO, PLACE, PROMOTED, VAL, I
