@@ -46,8 +46,11 @@ def make_app(config: Config | None = None) -> Celery:
     environment)."""
     from celery import Celery
 
+    from .coord import check_broker_url
+
     config = config if config is not None else load_config()
     fc, dc = config.fleet, config.dream
+    check_broker_url(fc.broker_url)
     soft = dc.drain_max_seconds + dc.max_seconds
     app = Celery("reverie.fleet", broker=fc.broker_url, set_as_current=False)
     app.conf.update(

@@ -60,7 +60,7 @@ from ..schedule.policy import FAILED, next_estimate, retry_delay
 if TYPE_CHECKING:
     import redis
 
-__all__ = ["Coordinator", "redis_url", "redact_url", "FleetState"]
+__all__ = ["Coordinator", "check_broker_url", "redis_url", "redact_url", "FleetState"]
 
 _P = "reverie:"
 _RATE_BUCKET = 10  # seconds per rate window
@@ -96,13 +96,18 @@ end
 return added
 """)
 # Lapsed claims go back to due; then up to ARGV[2] due members (score <= ARGV[1]) not claimed move
-# from due to claims with score ARGV[3] (the claim's end). A claimed member stays in due.
+# from due to claims with score ARGV[3] (the claim's end), and no more than leaves ARGV[4] claims
+# alive (the fleet's in-flight cap; negative: none), counted here, in the same step: two
+# dispatchers that both read the count before either claimed cannot both fill the fleet. A claimed
+# member stays in due.
 _CLAIM = _once("""
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])) do
   redis.call('ZREM', KEYS[2], id)
   redis.call('ZADD', KEYS[1], 'NX', ARGV[1], id)
 end
 local out, skipped, limit = {}, 0, tonumber(ARGV[2])
+local cap = tonumber(ARGV[4])
+if cap >= 0 then limit = math.min(limit, cap - redis.call('ZCARD', KEYS[2])) end
 while #out < limit do
   local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', skipped, limit - #out)
   if #ids == 0 then break end
@@ -202,6 +207,39 @@ def redis_url(broker_url: str) -> str:
         auth, at, path = rest.rpartition("@")
         return f"unix://{auth}@{path}" if at else "unix://" + rest
     return broker_url
+
+
+def check_broker_url(broker_url: str) -> None:
+    """Refuse a ``fleet.brokerUrl`` that is no Redis URL, in one line naming the key
+    (`ConfigError`): another scheme or none, a port out of range, or a database that is not a
+    number — which redis-py reads as database 0 without a word (another fleet's keys) while
+    Celery's worker refuses it."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from ..errors import ConfigError
+
+    url = redis_url(broker_url)
+    parts = urlsplit(url)
+    shape = "redis://[:PASSWORD@]HOST[:PORT][/DB], rediss://… (TLS) or redis+socket:///PATH[?db=DB]"
+    try:
+        if parts.scheme not in ("redis", "rediss", "unix"):
+            raise ValueError(f"its scheme is not redis, rediss or redis+socket ({shape})")
+        try:
+            parts.port  # noqa: B018 - raises for a port out of range
+        except ValueError:
+            raise ValueError(f"its port is not one (1-65535) ({shape})") from None
+        if parts.scheme == "unix":
+            db = (parse_qs(parts.query).get("db") or [""])[0]
+        else:
+            db = parts.path.strip("/") or (parse_qs(parts.query).get("db") or [""])[0]
+        if db and not db.isdigit():
+            raise ValueError(f"its database {db[:40]!r} is not a number ({shape})")
+    except ValueError as exc:
+        try:
+            shown = redact_url(broker_url)
+        except Exception:  # noqa: BLE001 - a URL kombu cannot even parse: shown by its scheme
+            shown = broker_url.partition(":")[0] + ":…"
+        raise ConfigError(f"config: fleet.brokerUrl {shown} is not a Redis URL: {exc}") from None
 
 
 def redact_url(broker_url: str) -> str:
@@ -337,6 +375,7 @@ class Coordinator:
         from redis.backoff import ExponentialBackoff
         from redis.retry import Retry
 
+        check_broker_url(broker_url)
         return cls(
             redis.Redis.from_url(
                 redis_url(broker_url),
@@ -367,14 +406,24 @@ class Coordinator:
         """Take ``ws`` out of the due index (a job that finished; it re-checks pending after)."""
         self.r.zrem(_P + "due", ws)
 
-    def claim(self, limit: int, claim_seconds: float, now: float | None = None) -> list[str]:
+    def claim(
+        self,
+        limit: int,
+        claim_seconds: float,
+        now: float | None = None,
+        *,
+        cap: int | None = None,
+    ) -> list[str]:
         """Atomically take up to ``limit`` due, unclaimed workspaces into ``claims`` until
-        ``now + claim_seconds`` (lapsed claims first go back to due)."""
+        ``now + claim_seconds`` (lapsed claims first go back to due), and no more than leaves
+        ``cap`` claims alive (``maxInflight``), counted in the same script: a ``limit`` read
+        before another dispatcher claimed cannot take the fleet past its cap."""
         if limit <= 0:
             return []
         now = self.now() if now is None else now
         keys = [_P + "due", _P + "claims", self._once_key()]
-        return cast(list[str], self._claim(keys=keys, args=[now, limit, now + claim_seconds]))
+        args = [now, limit, now + claim_seconds, -1 if cap is None else cap]
+        return cast(list[str], self._claim(keys=keys, args=args))
 
     def due(self) -> dict[str, float]:
         return dict(

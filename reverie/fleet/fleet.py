@@ -303,7 +303,7 @@ class Fleet:
                 self._next_full = time.monotonic() + self.cfg.claim_seconds
         self._report_parked()
         limit, per_run = self.admission()
-        ids = self.coord.claim(limit, self.cfg.claim_seconds)
+        ids = self.coord.claim(limit, self.cfg.claim_seconds, cap=self.cfg.max_inflight)
         if self.cfg.tokens_per_minute is not None:
             self.coord.reserve(ids, per_run, self.cfg.tokens_per_minute)
         for ws in ids:

@@ -1,0 +1,147 @@
+"""An operator's worst day against the fleet (one real redis-server for the file, on a unix socket;
+real workspaces on disk; real Celery workers where a process is what fails): a broker URL that is
+no Redis URL, two dispatchers ticking at once, a crash that left a marker's temporary file, a
+parked workspace's reservation, a pool process killed under its job. Each test failed on main
+before the change it names."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.fleet import RedisServer, fleet_env
+from support.fleet_fixtures import fleet_for, needs_redis
+
+from reverie.storage.config import Config
+from reverie.storage.scopes import write_root_kind
+from reverie.storage.store import WorkspaceStore
+from reverie.storage.workspace import Workspace
+
+pytestmark = [needs_redis, pytest.mark.usefixtures("no_process_left")]
+celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RedisServer]:
+    """One redis-server for the whole file (the fleet tests share 2 cores), emptied before each
+    test."""
+    redis = RedisServer()
+    redis.start()
+    yield redis
+    redis.close()
+
+
+@pytest.fixture
+def redis_server(server: RedisServer) -> RedisServer:
+    import redis as redis_py
+
+    client = redis_py.Redis(unix_socket_path=str(server.sock))
+    client.flushall()
+    client.close()
+    return server
+
+
+def _fleet(root: Path, server: RedisServer, monkeypatch: pytest.MonkeyPatch, **fleet: object):
+    return fleet_for(root, server, monkeypatch, model="reverie/offline", drain_seconds=600, **fleet)
+
+
+def _plain(root: Path, *names: str) -> None:
+    """A plain fleet root holding a workspace with one pending history entry per name."""
+    config = Config()
+    config.memory.history.fsync = False
+    for name in names:
+        ws = Workspace(root / name)
+        ws.init()
+        WorkspaceStore(ws, config=config).append_history(
+            f"- [durable] {name} works at Acme", "cli:test"
+        )
+    write_root_kind(root, "plain")
+
+
+def _reverie(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "reverie", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+# -- a broker URL that is no Redis URL -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("http://127.0.0.1:6379/0", "scheme"),
+        ("redis.internal:6379", "scheme"),
+        ("redis://127.0.0.1:6379/db1", "database"),
+        ("redis://127.0.0.1:99999/0", "port"),
+        ("redis+socket:///run/redis.sock?db=x", "database"),
+    ],
+)
+def test_a_broker_url_that_is_no_redis_url_is_one_line_and_exit_1(tmp_path, server, url, said):
+    """Was: a URL of another scheme (or none) was "internal error: ValueError" and exit 2 from
+    every fleet command, the worker included; a database that is no number (``/db1``) was taken by
+    redis-py as database 0 without a word (another fleet's keys, "one database per root") while
+    Celery's worker refused it. Now every command says once which key is wrong and what a Redis
+    URL looks like, before it starts anything, and exits 1."""
+    from support.cli import invoke
+
+    root = tmp_path / "plain"
+    root.mkdir()
+    write_root_kind(root, "plain")
+    env = {"REVERIE_FLEET__ROOT": str(root), "REVERIE_FLEET__BROKER_URL": url}
+    runs = [
+        invoke(*args, env=env)
+        for args in (("fleet", "status"), ("fleet", "dispatch", "--once"), ("fleet", "mark", "a"))
+    ]
+    if said == "scheme":  # the worker as an operator starts it: a process, supervised
+        worker_env = fleet_env(root, server, REVERIE_FLEET__BROKER_URL=url)
+        runs.append(_reverie(worker_env, "fleet", "worker", "-c", "1"))
+    for done in runs:
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 1, (done.returncode, done.stderr)
+        assert len(lines) == 1 and "fleet.brokerUrl" in lines[0] and said in lines[0], lines
+        assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+        assert "Celery worker started" not in done.stdout + done.stderr
+
+
+# -- two dispatchers -------------------------------------------------------------------------------
+
+
+def test_two_dispatchers_ticking_at_once_never_take_the_fleet_past_max_inflight(
+    tmp_path, redis_server, monkeypatch
+):
+    """Two dispatchers ("more are harmless", docs/scale.md) each read how many claims are alive,
+    then claim. Was: both read it before either claimed, and each claimed up to ``maxInflight``:
+    twice the fleet's cap in flight (four jobs with ``maxInflight`` 2 here). Now the claim counts
+    the live claims in the same script that takes new ones."""
+    root = tmp_path / "plain"
+    names = [f"w{i}" for i in range(6)]
+    _plain(root, *names)
+    first = _fleet(root, redis_server, monkeypatch, max_inflight=2)
+    second = _fleet(root, redis_server, monkeypatch, max_inflight=2)
+    assert first.coord is not second.coord
+    for name in names:
+        first.mark_dirty(name, now=0)
+    sent: list[str] = []
+    admission = first.admission
+
+    def interleaved(now: float | None = None) -> tuple[int, float]:
+        allowed = admission(now)  # the first has read the live claims (none) ...
+        sent.extend(second.dispatch_once(lambda ws: None))  # ... when the second ticks
+        return allowed
+
+    monkeypatch.setattr(first, "admission", interleaved)
+    sent.extend(first.dispatch_once(lambda ws: None))
+    assert len(sent) == len(set(sent)) == 2, sent
+    assert first.coord.inflight() == 2
+    monkeypatch.setattr(first, "admission", admission)
+    assert first.dispatch_once(lambda ws: None) == []  # full until a job ends
+    assert second.run_job(sent[0]).status == "ok"
+    assert len(first.dispatch_once(lambda ws: None)) == 1
