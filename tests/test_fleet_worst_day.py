@@ -6,8 +6,11 @@ before the change it names."""
 
 from __future__ import annotations
 
+import logging
+import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -145,3 +148,39 @@ def test_two_dispatchers_ticking_at_once_never_take_the_fleet_past_max_inflight(
     assert first.dispatch_once(lambda ws: None) == []  # full until a job ends
     assert second.run_job(sent[0]).status == "ok"
     assert len(first.dispatch_once(lambda ws: None)) == 1
+
+
+# -- a crash between a marker's temporary file and its rename --------------------------------------
+
+
+def test_a_markers_temporary_file_a_crash_left_is_removed_once_old(
+    tmp_path, redis_server, monkeypatch, caplog
+):
+    """A plain root's marker is written whole (a temporary file, then a rename). Was: a writer
+    killed between the two left ``.<digest>.tmp-<pid>-<hex>`` in the bucket forever (and one in
+    fleet6's ``.due`` kept that directory from ever going). Now the dispatcher's full listing
+    removes those older than ten minutes, with a warning; a young one (a writer at work) stays."""
+    import hashlib
+
+    root = tmp_path / "plain"
+    _plain(root, "a")
+    fleet = _fleet(root, redis_server, monkeypatch)
+    fleet.mark_dirty("a", now=0)
+    digest = hashlib.blake2b(b"a", digest_size=16).hexdigest()
+    bucket = root / ".reverie-due" / digest[:2]
+    stale, young = bucket / f".{digest}.tmp-4242-0badcafe", bucket / f".{digest}.tmp-4243-00c0ffee"
+    old_dir = root / ".due"
+    old_dir.mkdir()
+    old_stale = old_dir / f".{digest}.tmp-4244-deadbeef"
+    for path in (stale, young, old_stale):
+        path.write_text("a")
+    hour_ago = time.time() - 3600
+    for path in (stale, old_stale):
+        os.utime(path, (hour_ago, hour_ago))
+    caplog.set_level(logging.WARNING)
+    assert fleet.ingest_markers(full=True) == 0  # "a" is due already
+    assert not stale.exists() and young.exists()
+    assert not old_dir.exists(), "fleet6's .due kept by a crashed writer's temporary file"
+    assert sorted(p.name for p in bucket.iterdir()) == sorted([digest, young.name])
+    assert "temporary file" in caplog.text and "Traceback" not in caplog.text
+    assert fleet.status().markers_missing == 0
