@@ -184,3 +184,88 @@ def test_a_markers_temporary_file_a_crash_left_is_removed_once_old(
     assert sorted(p.name for p in bucket.iterdir()) == sorted([digest, young.name])
     assert "temporary file" in caplog.text and "Traceback" not in caplog.text
     assert fleet.status().markers_missing == 0
+
+
+# -- a worker's pool process killed, a worker that cannot go on ------------------------------------
+
+
+def test_a_pool_process_killed_under_its_job_is_one_line_and_the_job_is_dreamed(
+    tmp_path, redis_server
+):
+    """A real Celery worker's pool process SIGKILLed while its job runs Dream (the OOM killer, an
+    operator's kill -9). Was: Celery logged its ``WorkerLostError`` with two nested tracebacks
+    (billiard's wrapper, then the error) that say nothing more than the first line. Now it is one
+    line saying what happens next; the workspace is dreamed after all, each batch once, and the
+    workspace's locks are free for the next Dream."""
+    import signal
+
+    import redis as redis_py
+    from support.fleet import batches_committed, git, start_dispatcher, start_worker, wait_for
+
+    from reverie.storage.scopes import Scope, ScopeRoot
+
+    root = tmp_path / "root"
+    config = Config()
+    config.memory.history.fsync = False
+    store = WorkspaceStore(ScopeRoot(root).ensure(Scope("u")), config=config)
+    for i in range(6):
+        store.append_history(f"- [durable] Project p{i} uses database d{i}", "cli:test")
+    env = fleet_env(root, redis_server, REVERIE_TEST_LATENCY="1.0")
+    env["TMPDIR"] = str(tmp_path)
+    worker = start_worker("worker", env, tmp_path, 1)
+    dispatcher = start_dispatcher(env, tmp_path)
+    client = redis_py.Redis(unix_socket_path=str(redis_server.sock), decode_responses=True)
+    wait_for(lambda: list(client.scan_iter("reverie:lease:*")), 60, "a job to hold the lease")
+
+    def pool() -> list[int]:
+        found = subprocess.run(["pgrep", "-P", str(worker.p.pid)], capture_output=True, text=True)
+        return [int(pid) for pid in found.stdout.split()]
+
+    killed = wait_for(pool, 20, "the worker's pool process")
+    os.kill(killed[0], signal.SIGKILL)  # mid-Dream: its model calls take a second each
+    wait_for(lambda: "WorkerLostError" in worker.text(), 30, "Celery to see its process die")
+    wait_for(lambda: store.pending_count() == 0, 90, "the workspace dreamed after all")
+    for proc in (dispatcher, worker):
+        proc.stop(signal.SIGTERM)
+    ws = store.workspace.root
+    covered = [n for a, b in batches_committed(ws) for n in range(a, b + 1)]
+    assert len(covered) == len(set(covered)), f"a batch committed twice: {covered}"
+    assert git(ws, "fsck", "--strict").returncode == 0
+    text = worker.text()
+    lost = [line for line in text.splitlines() if "WorkerLostError" in line]
+    assert lost and all("requeued" in line for line in lost), lost
+    assert "Traceback" not in text and "ExceptionWithTraceback" not in text, text[-3000:]
+
+
+def test_a_worker_ended_by_an_unrecoverable_error_exits_1(tmp_path, server):
+    """Celery ends a worker on an error it cannot recover from ("Unrecoverable error", e.g. its
+    pool processes dying as they start) with its exit code 1. Was: ``reverie fleet worker
+    --no-supervise`` ran it through ``worker_main``, which drops that code, and exited 0 — systemd's
+    ``Restart=on-failure`` (or a pod's ``OnFailure``) left the dead worker dead, and the supervisor
+    said "exit code 0". Now the code is the worker's. The error is a boot step that raises, the way
+    any unrecoverable error reaches Celery."""
+    root = tmp_path / "root"
+    root.mkdir()
+    write_root_kind(root, "scopes")
+    script = (
+        "import sys\n"
+        "from celery import bootsteps\n"
+        "from reverie.cli.cmd_fleet import _run_celery\n"
+        "from reverie.fleet.app import make_app\n"
+        "class Broken(bootsteps.StartStopStep):\n"
+        "    def start(self, worker):\n"
+        "        raise RuntimeError('the pool cannot start')\n"
+        "app = make_app()\n"
+        "app.steps['worker'].add(Broken)\n"
+        "sys.exit(_run_celery(app, ['worker', '--pool', 'solo', '-Q', 'reverie-dream',\n"
+        "                           '--without-mingle', '--without-gossip']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=fleet_env(root, server),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Unrecoverable error: RuntimeError('the pool cannot start')" in done.stderr, done.stderr
+    assert done.returncode == 1, (done.returncode, done.stderr[-2000:])
