@@ -269,3 +269,38 @@ def test_a_worker_ended_by_an_unrecoverable_error_exits_1(tmp_path, server):
     )
     assert "Unrecoverable error: RuntimeError('the pool cannot start')" in done.stderr, done.stderr
     assert done.returncode == 1, (done.returncode, done.stderr[-2000:])
+
+
+# -- a root of scopes reached through a link -------------------------------------------------------
+
+
+def test_a_root_of_scopes_reached_through_a_link_loses_no_due_workspace(
+    tmp_path, redis_server, monkeypatch, caplog
+):
+    """``fleet.root`` naming a symbolic link to a root of scopes (a mount point linked into place on
+    one worker), which Reverie never follows. Was: each job took the refusal for a scope that was
+    gone, removed its due entry and logged "gone": its pending history waited for a rebuild. Now
+    the job says the root refused, removes nothing and backs off; ``reverie fleet worker`` on such
+    a root says so in one line at start."""
+    from reverie.storage.scopes import Scope, ScopeRoot
+
+    real = tmp_path / "real"
+    config = Config()
+    config.memory.history.fsync = False
+    store = WorkspaceStore(ScopeRoot(real).ensure(Scope("u")), config=config)
+    store.append_history("- [durable] u works at Acme", "cli:test")
+    link = tmp_path / "mnt"
+    link.symlink_to(real)
+    ws = Scope("u").name
+    fleet = _fleet(link, redis_server, monkeypatch, retry_backoff_seconds=30)
+    fleet.coord.make_due({ws: 0})
+    assert fleet.coord.claim(10, 60) == [ws]
+    caplog.set_level(logging.WARNING)
+    outcome = fleet.run_job(ws)
+    assert outcome.status == "error" and "symbolic link" in (outcome.reason or ""), outcome
+    assert 20 < fleet.coord.due()[ws] - fleet.coord.now() < 40, "the due workspace was dropped"
+    assert (real / "due" / ws[:2] / ws).exists() and store.pending_count() == 1
+    assert "gone" not in caplog.text and "Traceback" not in caplog.text
+    done = _reverie(fleet_env(link, redis_server), "fleet", "worker", "-c", "1", timeout=30)
+    assert done.returncode == 1 and "symbolic link" in done.stderr, done
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -189,7 +189,9 @@ def run_worker(args: argparse.Namespace) -> int:
     from ..fleet.supervise import CHILD_ENV, follow_supervisor, supervise
 
     config = _config(args)
-    _fleet(args)  # fails early, in one line, without fleet.root
+    # fails early, in one line: no fleet.root, a broker URL that is none, a root of scopes that is
+    # a link (ScopeRoot refuses it)
+    _ = _fleet(args).scopes
     if args.metrics_port is not None and not 0 <= args.metrics_port < 65536:
         raise CommandError(f"--metrics-port {args.metrics_port} is not a port (1-65535)")
     if not args.no_supervise and os.environ.get(CHILD_ENV) != "1":
