@@ -304,3 +304,48 @@ def test_a_root_of_scopes_reached_through_a_link_loses_no_due_workspace(
     done = _reverie(fleet_env(link, redis_server), "fleet", "worker", "-c", "1", timeout=30)
     assert done.returncode == 1 and "symbolic link" in done.stderr, done
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+# -- two dispatchers when Redis lost its data ------------------------------------------------------
+
+
+def test_two_dispatchers_rebuild_a_lost_redis_once_and_the_other_keeps_dispatching(
+    tmp_path, redis_server, monkeypatch, caplog
+):
+    """Redis flushed under two dispatchers of a plain root. Was: both noticed, both logged the loss
+    and both scanned every workspace of the root (at about 7-25 ms a workspace here: minutes for a
+    large root, during which neither sent a job). Now one rebuilds; the other, finding it at work,
+    sends what the markers say meanwhile, then takes the index it built."""
+    import redis as redis_py
+
+    root = tmp_path / "plain"
+    _plain(root, "a")
+    first = _fleet(root, redis_server, monkeypatch)
+    second = _fleet(root, redis_server, monkeypatch)
+    for fleet in (first, second):
+        fleet.dispatch_once(lambda ws: None)  # each has built on the generation
+    _plain(root, "b")  # appended by a node that never marks: only a scan finds it
+    redis_py.Redis(unix_socket_path=str(redis_server.sock)).flushall()
+    scans: list[str] = []
+    rebuild = first.rebuild_due
+    sent_meanwhile: list[str] = []
+
+    def slow_rebuild(now: float | None = None, *, scan: bool = True):
+        scans.append("first")
+        sent_meanwhile.extend(second.dispatch_once(lambda ws: None))  # mid-scan, the other ticks
+        return rebuild(now, scan=scan)
+
+    monkeypatch.setattr(first, "rebuild_due", slow_rebuild)
+    monkeypatch.setattr(
+        second,
+        "rebuild_due",
+        lambda *a, **k: scans.append("second") or pytest.fail("scanned twice"),
+    )
+    caplog.set_level(logging.WARNING)
+    assert first.heal() is True
+    assert scans == ["first"], scans
+    assert sent_meanwhile == ["a"], "the other dispatcher did not send what the marker said"
+    assert (first.rebuilds, second.rebuilds) == (1, 0)
+    assert caplog.text.count("Redis lost its data") == 1
+    assert first.coord.generation() is not None and second.heal() is False
+    assert sorted(first.dispatch_once(lambda ws: None)) == ["b"]  # the scan found b

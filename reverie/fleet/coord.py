@@ -38,6 +38,8 @@ data. This docstring is the spec of the keys (prefix ``reverie:``); each score h
 - ``generation`` (string): a random token a dispatcher writes once it has built the due index from
   the disk. A Redis that lost its data (restarted without persistence, flushed, failed over to an
   empty replica) has none, or another one: the dispatcher notices and rebuilds on its own.
+- ``rebuilding`` (string, ``SET NX PX``): the dispatcher rebuilding the due index now; another
+  one that finds it keeps dispatching from the markers instead of scanning the root a second time.
 
 Every time here is on the fleet's clock, Redis's ``TIME`` (`Coordinator.now`), not the host's: a
 worker whose clock is off still writes claim ends and due times the others read alike.
@@ -146,6 +148,11 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
 return 1
+"""
+# KEYS: a lock. ARGV: its holder's token. Removed only by its holder.
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
 """
 # Token bucket: refill at `rate` tokens/s up to `cap` since the stored time, debit `debit`; returns
 # the tokens.
@@ -323,6 +330,7 @@ class Coordinator:
         self._reserve = client.register_script(_RESERVE)
         self._count = client.register_script(_COUNT)
         self._unpark = client.register_script(_UNPARK)
+        self._unlock = client.register_script(_UNLOCK)
         self._offset = 0.0  # Redis's clock less this host's, as last measured
         self._offset_at: float | None = None  # this host's monotonic time of that measure
         self._wall_less_mono = 0.0  # this host's wall clock less its monotonic clock, then
@@ -700,6 +708,15 @@ class Coordinator:
         kept."""
         self.r.set(_P + "generation", uuid.uuid4().hex, nx=True)
         return cast(str, self.r.get(_P + "generation"))
+
+    def start_rebuild(self, token: str, seconds: float) -> bool:
+        """Take the right to rebuild the due index for ``seconds`` (or until `end_rebuild`); False
+        when another dispatcher holds it."""
+        return bool(self.r.set(_P + "rebuilding", token, nx=True, px=max(1, int(seconds * 1000))))
+
+    def end_rebuild(self, token: str) -> None:
+        """Give the right to rebuild back, if it is still ``token``'s."""
+        self._unlock(keys=[_P + "rebuilding"], args=[token])
 
     def evictions(self) -> tuple[int, int, str] | None:
         """Redis's keys evicted since it started (``INFO stats``), its ``maxmemory`` and its
