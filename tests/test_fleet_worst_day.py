@@ -150,6 +150,37 @@ def test_two_dispatchers_ticking_at_once_never_take_the_fleet_past_max_inflight(
     assert len(first.dispatch_once(lambda ws: None)) == 1
 
 
+def test_two_dispatchers_ticking_at_once_spend_one_reading_of_the_token_bucket_once(
+    tmp_path, redis_server, monkeypatch
+):
+    """The token budget (``tokensPerMinute``) with two dispatchers. Was: both read the bucket
+    before either reserved, and each admitted the runs it held: a bucket of two runs' tokens sent
+    four, and the provider's quota was overspent by a tick's admission per dispatcher. Now a
+    dispatcher admits (reads, claims, reserves) while no other one does; the other admits at its
+    next tick, from what is left."""
+    root = tmp_path / "plain"
+    names = [f"w{i}" for i in range(6)]
+    _plain(root, *names)
+    budget = {"tokens_per_minute": 10_000, "tokens_per_run": 4_000, "max_inflight": 10}
+    first = _fleet(root, redis_server, monkeypatch, **budget)
+    second = _fleet(root, redis_server, monkeypatch, **budget)
+    for name in names:
+        first.mark_dirty(name, now=0)
+    sent: list[str] = []
+    admission = first.admission
+
+    def interleaved(now: float | None = None) -> tuple[int, float]:
+        allowed = admission(now)  # the first has read the bucket (two runs' worth) ...
+        sent.extend(second.dispatch_once(lambda ws: None))  # ... when the second ticks
+        return allowed
+
+    monkeypatch.setattr(first, "admission", interleaved)
+    sent.extend(first.dispatch_once(lambda ws: None))
+    assert len(sent) == len(set(sent)) == 2, sent
+    assert second.dispatch_once(lambda ws: None) == []  # its next tick: the bucket is spent
+    assert first.coord.tokens(10_000) < 4_000
+
+
 # -- a crash between a marker's temporary file and its rename --------------------------------------
 
 

@@ -38,8 +38,11 @@ data. This docstring is the spec of the keys (prefix ``reverie:``); each score h
 - ``generation`` (string): a random token a dispatcher writes once it has built the due index from
   the disk. A Redis that lost its data (restarted without persistence, flushed, failed over to an
   empty replica) has none, or another one: the dispatcher notices and rebuilds on its own.
-- ``rebuilding`` (string, ``SET NX PX``): the dispatcher rebuilding the due index now; another
-  one that finds it keeps dispatching from the markers instead of scanning the root a second time.
+- ``rebuilding`` and ``admitting`` (strings, ``SET NX PX``, `take`): the dispatcher rebuilding the
+  due index now (another one that finds it keeps dispatching from the markers instead of scanning
+  the root a second time), and the one admitting jobs now (from reading the budget and the live
+  claims to reserving its claims' tokens: another one admits at its next tick, after it, so two
+  dispatchers never both spend one reading of the token bucket).
 
 Every time here is on the fleet's clock, Redis's ``TIME`` (`Coordinator.now`), not the host's: a
 worker whose clock is off still writes claim ends and due times the others read alike.
@@ -148,6 +151,13 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
 return 1
+"""
+# KEYS: a lock. ARGV: a token, ms. Taken unless another token holds it; the holder asking again
+# (its request resent after a lost reply) has it.
+_TAKE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+return 0
 """
 # KEYS: a lock. ARGV: its holder's token. Removed only by its holder.
 _UNLOCK = """
@@ -330,6 +340,7 @@ class Coordinator:
         self._reserve = client.register_script(_RESERVE)
         self._count = client.register_script(_COUNT)
         self._unpark = client.register_script(_UNPARK)
+        self._take = client.register_script(_TAKE)
         self._unlock = client.register_script(_UNLOCK)
         self._offset = 0.0  # Redis's clock less this host's, as last measured
         self._offset_at: float | None = None  # this host's monotonic time of that measure
@@ -709,14 +720,14 @@ class Coordinator:
         self.r.set(_P + "generation", uuid.uuid4().hex, nx=True)
         return cast(str, self.r.get(_P + "generation"))
 
-    def start_rebuild(self, token: str, seconds: float) -> bool:
-        """Take the right to rebuild the due index for ``seconds`` (or until `end_rebuild`); False
-        when another dispatcher holds it."""
-        return bool(self.r.set(_P + "rebuilding", token, nx=True, px=max(1, int(seconds * 1000))))
+    def take(self, name: str, token: str, seconds: float) -> bool:
+        """Take the right ``name`` (``rebuilding``, ``admitting``) for ``seconds`` (or until
+        `give_back`); False when another dispatcher holds it."""
+        return bool(self._take(keys=[_P + name], args=[token, max(1, int(seconds * 1000))]))
 
-    def end_rebuild(self, token: str) -> None:
-        """Give the right to rebuild back, if it is still ``token``'s."""
-        self._unlock(keys=[_P + "rebuilding"], args=[token])
+    def give_back(self, name: str, token: str) -> None:
+        """Give the right ``name`` back, if it is still ``token``'s."""
+        self._unlock(keys=[_P + name], args=[token])
 
     def evictions(self) -> tuple[int, int, str] | None:
         """Redis's keys evicted since it started (``INFO stats``), its ``maxmemory`` and its

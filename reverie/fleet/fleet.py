@@ -258,7 +258,7 @@ class Fleet:
         rebuilt = False
         if evicted or generation is None:
             token = uuid.uuid4().hex
-            if not self.coord.start_rebuild(token, max(self.cfg.claim_seconds, 60.0)):
+            if not self.coord.take("rebuilding", token, max(self.cfg.claim_seconds, 60.0)):
                 # another dispatcher is rebuilding (a plain root's is a scan of every workspace):
                 # this one dispatches from the markers meanwhile, and takes the index it built
                 self._evictions = 0  # what it rebuilds covers them
@@ -267,7 +267,7 @@ class Fleet:
                 self._rebuild(evicted)
                 rebuilt = True
             finally:
-                self.coord.end_rebuild(token)
+                self.coord.give_back("rebuilding", token)
         elif self._generation is not None:  # another dispatcher rebuilt it: take every marker in
             self.ingest_markers(full=True)
         self._generation = self.coord.set_generation()
@@ -317,10 +317,16 @@ class Fleet:
             if full:
                 self._next_full = time.monotonic() + self.cfg.claim_seconds
         self._report_parked()
-        limit, per_run = self.admission()
-        ids = self.coord.claim(limit, self.cfg.claim_seconds, cap=self.cfg.max_inflight)
-        if self.cfg.tokens_per_minute is not None:
-            self.coord.reserve(ids, per_run, self.cfg.tokens_per_minute)
+        token = uuid.uuid4().hex
+        if not self.coord.take("admitting", token, 10.0):
+            return []  # another dispatcher is admitting: this one admits at its next tick
+        try:
+            limit, per_run = self.admission()
+            ids = self.coord.claim(limit, self.cfg.claim_seconds, cap=self.cfg.max_inflight)
+            if self.cfg.tokens_per_minute is not None:
+                self.coord.reserve(ids, per_run, self.cfg.tokens_per_minute)
+        finally:
+            self.coord.give_back("admitting", token)
         for ws in ids:
             send(ws)
         return ids
