@@ -114,6 +114,23 @@ def test_a_broker_url_that_is_no_redis_url_is_one_line_and_exit_1(tmp_path, serv
         assert "Celery worker started" not in done.stdout + done.stderr
 
 
+def test_every_redis_url_the_docs_show_is_taken():
+    """The check refuses no URL docs/scale.md gives: a password, an ACL user, TLS with its
+    parameters, a unix socket with a password or a database."""
+    from reverie.fleet.coord import check_broker_url
+
+    for url in (
+        "redis://redis.internal:6379/0",
+        "redis://:PASSWORD@redis.internal:6379/2",
+        "redis://USER:PASSWORD@redis.internal:6379/0",
+        "redis+socket://:PASSWORD@/run/redis/redis.sock",
+        "redis+socket:///run/redis/redis.sock?db=3",
+        "rediss://:PASSWORD@redis.internal:6380/0?ssl_cert_reqs=required&ssl_ca_certs=/etc/ca.pem",
+        "redis://localhost",
+    ):
+        check_broker_url(url)
+
+
 # -- two dispatchers -------------------------------------------------------------------------------
 
 
