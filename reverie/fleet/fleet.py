@@ -308,7 +308,8 @@ class Fleet:
     def dispatch_once(self, send: Callable[[str], None]) -> list[str]:
         """Heal a Redis that lost its data, ingest new due markers (every bucket once a claim
         period), report newly parked workspaces, claim the admitted due workspaces and ``send`` a
-        job for each; returns their ids."""
+        job for each; returns their ids. Admission (`admission`, the claim, its reservation) is
+        one dispatcher's at a time: one that finds another admitting sends nothing this tick."""
         if self.kind is None:
             return []  # nothing in the root yet
         if not self.heal():
