@@ -397,3 +397,32 @@ def test_two_dispatchers_rebuild_a_lost_redis_once_and_the_other_keeps_dispatchi
     assert caplog.text.count("Redis lost its data") == 1
     assert first.coord.generation() is not None and second.heal() is False
     assert sorted(first.dispatch_once(lambda ws: None)) == ["b"]  # the scan found b
+
+
+def test_a_dispatcher_whose_admission_reply_is_lost_still_admits(redis_server):
+    """The right to admit is taken by a script: when its reply is lost and redis-py sends it again
+    (a network blip), the holder finds its own token and has it. A plain ``SET NX`` resent found
+    the key its first try had set and answered "held by another": the dispatcher skipped its ticks
+    until the key expired."""
+    import redis as redis_py
+    from support.redis_proxy import CuttingProxy
+
+    from reverie.fleet.coord import Coordinator
+
+    proxy = CuttingProxy(redis_server)
+    try:
+        direct = redis_py.Redis(unix_socket_path=str(redis_server.sock), decode_responses=True)
+        c = Coordinator.connect(proxy.url)
+        direct.script_load(c._take.script)  # loaded first: the cut reply is the take's
+        before = proxy.connections
+        proxy.arm(b"reverie:admitting")
+        assert c.take("admitting", "mine", 10.0) is True, "a resent take answered 'held'"
+        assert proxy.cuts == 1 and proxy.connections > before
+        assert direct.get("reverie:admitting") == "mine"
+        assert c.take("admitting", "another", 10.0) is False
+        c.give_back("admitting", "another")  # not its to give back
+        assert direct.get("reverie:admitting") == "mine"
+        c.give_back("admitting", "mine")
+        assert direct.get("reverie:admitting") is None
+    finally:
+        proxy.close()
