@@ -1,8 +1,9 @@
 """An operator's worst day against the fleet (one real redis-server for the file, on a unix socket;
 real workspaces on disk; real Celery workers where a process is what fails): a broker URL that is
-no Redis URL, two dispatchers ticking at once, a crash that left a marker's temporary file, a
-parked workspace's reservation, a pool process killed under its job. Each test failed on main
-before the change it names."""
+no Redis URL, two dispatchers ticking at once or both finding Redis empty, a crash that left a
+marker's temporary file, a pool process killed under its job, a worker Celery cannot keep going,
+a root of scopes reached through a link. Each test failed on main before the change it names
+(the URL forms the docs show: a guard that the check refuses none of them)."""
 
 from __future__ import annotations
 
