@@ -189,7 +189,9 @@ def run_worker(args: argparse.Namespace) -> int:
     from ..fleet.supervise import CHILD_ENV, follow_supervisor, supervise
 
     config = _config(args)
-    _fleet(args)  # fails early, in one line, without fleet.root
+    # fails early, in one line: no fleet.root, a broker URL that is none, a root of scopes that is
+    # a link (ScopeRoot refuses it)
+    _ = _fleet(args).scopes
     if args.metrics_port is not None and not 0 <= args.metrics_port < 65536:
         raise CommandError(f"--metrics-port {args.metrics_port} is not a port (1-65535)")
     if not args.no_supervise and os.environ.get(CHILD_ENV) != "1":
@@ -222,7 +224,7 @@ def _run_celery(app: Any, argv: list[str]) -> int:
     status for it (130, 143: a shell or systemd sees the stop it asked for), not Celery's 0."""
     import signal
 
-    from celery.signals import worker_shutting_down
+    from celery.signals import worker_init, worker_shutting_down
 
     told: list[int] = []
 
@@ -231,7 +233,13 @@ def _run_celery(app: Any, argv: list[str]) -> int:
         if isinstance(signum, int):
             told.append(signum)
 
+    workers: list[Any] = []
+
+    def keep(sender: object = None, **_: object) -> None:
+        workers.append(sender)
+
     worker_shutting_down.connect(note, weak=False)
+    worker_init.connect(keep, weak=False)
     try:
         app.worker_main(argv)
         code = 0
@@ -239,6 +247,13 @@ def _run_celery(app: Any, argv: list[str]) -> int:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     finally:
         worker_shutting_down.disconnect(note)
+        worker_init.disconnect(keep)
+    # `worker_main` drops the worker's own exit code (Celery's click command exits with it, and
+    # the app's `start` swallows that): a worker ended by an "Unrecoverable error" (1) exited 0,
+    # and systemd's Restart=on-failure left it dead. Read from the worker itself.
+    ended = getattr(workers[-1], "exitcode", None) if workers else None
+    if code == 0 and isinstance(ended, int):
+        code = ended
     return exit_status(told[0]) if told and code == 0 else code
 
 

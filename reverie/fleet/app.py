@@ -46,8 +46,11 @@ def make_app(config: Config | None = None) -> Celery:
     environment)."""
     from celery import Celery
 
+    from .coord import check_broker_url
+
     config = config if config is not None else load_config()
     fc, dc = config.fleet, config.dream
+    check_broker_url(fc.broker_url)
     soft = dc.drain_max_seconds + dc.max_seconds
     app = Celery("reverie.fleet", broker=fc.broker_url, set_as_current=False)
     app.conf.update(
@@ -119,6 +122,18 @@ class _OneLine(logging.Filter):
     (which says what Celery will do: reconnect, and when) on one line, with the error's text."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and _worker_lost(record.exc_info[1]):
+            # a pool process killed under its job (the OOM killer, kill -9, the hard time limit):
+            # billiard's traceback says nothing more than its message; what follows is the fleet's
+            text = " ".join(record.getMessage().split())
+            record.msg = (
+                f"{text} (its message is requeued; its workspace is sent again once its claim "
+                "lapses)"
+            )
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+            return True
         if record.exc_info and record.exc_info[1] is not None:
             exc = _broker_cause(record.exc_info[1])
             if exc is not None:
@@ -134,6 +149,17 @@ class _OneLine(logging.Filter):
             if "\n" in text.strip():
                 record.msg, record.args = " ".join(text.split()), None
         return True
+
+
+def _worker_lost(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is billiard's ``WorkerLostError`` (a pool process that died), as Celery
+    logs it: the error itself, or billiard's wrapper of it (``ExceptionWithTraceback``)."""
+    from billiard.einfo import ExceptionWithTraceback  # type: ignore[import-untyped]
+    from billiard.exceptions import WorkerLostError  # type: ignore[import-untyped]
+
+    if isinstance(exc, ExceptionWithTraceback):
+        exc = exc.exc
+    return isinstance(exc, WorkerLostError)
 
 
 def _broker_cause(exc: BaseException) -> BaseException | None:

@@ -38,6 +38,11 @@ data. This docstring is the spec of the keys (prefix ``reverie:``); each score h
 - ``generation`` (string): a random token a dispatcher writes once it has built the due index from
   the disk. A Redis that lost its data (restarted without persistence, flushed, failed over to an
   empty replica) has none, or another one: the dispatcher notices and rebuilds on its own.
+- ``rebuilding`` and ``admitting`` (strings, ``SET NX PX``, `take`): the dispatcher rebuilding the
+  due index now (another one that finds it keeps dispatching from the markers instead of scanning
+  the root a second time), and the one admitting jobs now (from reading the budget and the live
+  claims to reserving its claims' tokens: another one admits at its next tick, after it, so two
+  dispatchers never both spend one reading of the token bucket).
 
 Every time here is on the fleet's clock, Redis's ``TIME`` (`Coordinator.now`), not the host's: a
 worker whose clock is off still writes claim ends and due times the others read alike.
@@ -60,7 +65,7 @@ from ..schedule.policy import FAILED, next_estimate, retry_delay
 if TYPE_CHECKING:
     import redis
 
-__all__ = ["Coordinator", "redis_url", "redact_url", "FleetState"]
+__all__ = ["Coordinator", "check_broker_url", "redis_url", "redact_url", "FleetState"]
 
 _P = "reverie:"
 _RATE_BUCKET = 10  # seconds per rate window
@@ -96,13 +101,18 @@ end
 return added
 """)
 # Lapsed claims go back to due; then up to ARGV[2] due members (score <= ARGV[1]) not claimed move
-# from due to claims with score ARGV[3] (the claim's end). A claimed member stays in due.
+# from due to claims with score ARGV[3] (the claim's end), and no more than leaves ARGV[4] claims
+# alive (the fleet's in-flight cap; negative: none), counted here, in the same step: two
+# dispatchers that both read the count before either claimed cannot both fill the fleet. A claimed
+# member stays in due.
 _CLAIM = _once("""
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])) do
   redis.call('ZREM', KEYS[2], id)
   redis.call('ZADD', KEYS[1], 'NX', ARGV[1], id)
 end
 local out, skipped, limit = {}, 0, tonumber(ARGV[2])
+local cap = tonumber(ARGV[4])
+if cap >= 0 then limit = math.min(limit, cap - redis.call('ZCARD', KEYS[2])) end
 while #out < limit do
   local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', skipped, limit - #out)
   if #ids == 0 then break end
@@ -141,6 +151,18 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
 return 1
+"""
+# KEYS: a lock. ARGV: a token, ms. Taken unless another token holds it; the holder asking again
+# (its request resent after a lost reply) has it.
+_TAKE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+return 0
+"""
+# KEYS: a lock. ARGV: its holder's token. Removed only by its holder.
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
 """
 # Token bucket: refill at `rate` tokens/s up to `cap` since the stored time, debit `debit`; returns
 # the tokens.
@@ -202,6 +224,39 @@ def redis_url(broker_url: str) -> str:
         auth, at, path = rest.rpartition("@")
         return f"unix://{auth}@{path}" if at else "unix://" + rest
     return broker_url
+
+
+def check_broker_url(broker_url: str) -> None:
+    """Refuse a ``fleet.brokerUrl`` that is no Redis URL, in one line naming the key
+    (`ConfigError`): another scheme or none, a port out of range, or a database that is not a
+    number — which redis-py reads as database 0 without a word (another fleet's keys) while
+    Celery's worker refuses it."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from ..errors import ConfigError
+
+    url = redis_url(broker_url)
+    parts = urlsplit(url)
+    shape = "redis://[:PASSWORD@]HOST[:PORT][/DB], rediss://… (TLS) or redis+socket:///PATH[?db=DB]"
+    try:
+        if parts.scheme not in ("redis", "rediss", "unix"):
+            raise ValueError(f"its scheme is not redis, rediss or redis+socket ({shape})")
+        try:
+            parts.port  # noqa: B018 - raises for a port out of range
+        except ValueError:
+            raise ValueError(f"its port is not one (1-65535) ({shape})") from None
+        if parts.scheme == "unix":
+            db = (parse_qs(parts.query).get("db") or [""])[0]
+        else:
+            db = parts.path.strip("/") or (parse_qs(parts.query).get("db") or [""])[0]
+        if db and not db.isdigit():
+            raise ValueError(f"its database {db[:40]!r} is not a number ({shape})")
+    except ValueError as exc:
+        try:
+            shown = redact_url(broker_url)
+        except Exception:  # noqa: BLE001 - a URL kombu cannot even parse: shown by its scheme
+            shown = broker_url.partition(":")[0] + ":…"
+        raise ConfigError(f"config: fleet.brokerUrl {shown} is not a Redis URL: {exc}") from None
 
 
 def redact_url(broker_url: str) -> str:
@@ -285,6 +340,8 @@ class Coordinator:
         self._reserve = client.register_script(_RESERVE)
         self._count = client.register_script(_COUNT)
         self._unpark = client.register_script(_UNPARK)
+        self._take = client.register_script(_TAKE)
+        self._unlock = client.register_script(_UNLOCK)
         self._offset = 0.0  # Redis's clock less this host's, as last measured
         self._offset_at: float | None = None  # this host's monotonic time of that measure
         self._wall_less_mono = 0.0  # this host's wall clock less its monotonic clock, then
@@ -337,6 +394,7 @@ class Coordinator:
         from redis.backoff import ExponentialBackoff
         from redis.retry import Retry
 
+        check_broker_url(broker_url)
         return cls(
             redis.Redis.from_url(
                 redis_url(broker_url),
@@ -367,14 +425,24 @@ class Coordinator:
         """Take ``ws`` out of the due index (a job that finished; it re-checks pending after)."""
         self.r.zrem(_P + "due", ws)
 
-    def claim(self, limit: int, claim_seconds: float, now: float | None = None) -> list[str]:
+    def claim(
+        self,
+        limit: int,
+        claim_seconds: float,
+        now: float | None = None,
+        *,
+        cap: int | None = None,
+    ) -> list[str]:
         """Atomically take up to ``limit`` due, unclaimed workspaces into ``claims`` until
-        ``now + claim_seconds`` (lapsed claims first go back to due)."""
+        ``now + claim_seconds`` (lapsed claims first go back to due), and no more than leaves
+        ``cap`` claims alive (``maxInflight``), counted in the same script: a ``limit`` read
+        before another dispatcher claimed cannot take the fleet past its cap."""
         if limit <= 0:
             return []
         now = self.now() if now is None else now
         keys = [_P + "due", _P + "claims", self._once_key()]
-        return cast(list[str], self._claim(keys=keys, args=[now, limit, now + claim_seconds]))
+        args = [now, limit, now + claim_seconds, -1 if cap is None else cap]
+        return cast(list[str], self._claim(keys=keys, args=args))
 
     def due(self) -> dict[str, float]:
         return dict(
@@ -651,6 +719,15 @@ class Coordinator:
         kept."""
         self.r.set(_P + "generation", uuid.uuid4().hex, nx=True)
         return cast(str, self.r.get(_P + "generation"))
+
+    def take(self, name: str, token: str, seconds: float) -> bool:
+        """Take the right ``name`` (``rebuilding``, ``admitting``) for ``seconds`` (or until
+        `give_back`); False when another dispatcher holds it."""
+        return bool(self._take(keys=[_P + name], args=[token, max(1, int(seconds * 1000))]))
+
+    def give_back(self, name: str, token: str) -> None:
+        """Give the right ``name`` back, if it is still ``token``'s."""
+        self._unlock(keys=[_P + name], args=[token])
 
     def evictions(self) -> tuple[int, int, str] | None:
         """Redis's keys evicted since it started (``INFO stats``), its ``maxmemory`` and its

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -256,44 +257,59 @@ class Fleet:
             return False
         rebuilt = False
         if evicted or generation is None:
-            source = "the due markers" if self.kind == "scopes" else "a scan of the workspaces"
-            if self._generation is not None:
-                self.rebuilds += 1
-                if evicted:
-                    log.error(
-                        "fleet: Redis evicted %d key(s) under its maxmemory (the due index and the "
-                        "claims may be among them); rebuilding the due index from %s",
-                        evicted,
-                        source,
-                    )
-                else:
-                    log.error(
-                        "fleet: Redis lost its data (the due index's generation is gone); "
-                        "rebuilding the due index from %s",
-                        source,
-                    )
-            self._evictions = 0
-            if evicted:
-                self._next_evict_rebuild = time.monotonic() + self.cfg.claim_seconds
-            report = self.rebuild_due(scan=self.kind != "scopes")
-            rebuilt = True
-            log.warning(
-                "fleet: due index built from the disk: %d due marker(s), %d workspace(s) scanned "
-                "with %d pending; %d newly due (the others were due already)",
-                report.markers,
-                report.scanned,
-                report.pending,
-                report.added,
-            )
+            token = uuid.uuid4().hex
+            if not self.coord.take("rebuilding", token, max(self.cfg.claim_seconds, 60.0)):
+                # another dispatcher is rebuilding (a plain root's is a scan of every workspace):
+                # this one dispatches from the markers meanwhile, and takes the index it built
+                self._evictions = 0  # what it rebuilds covers them
+                return False
+            try:
+                self._rebuild(evicted)
+                rebuilt = True
+            finally:
+                self.coord.give_back("rebuilding", token)
         elif self._generation is not None:  # another dispatcher rebuilt it: take every marker in
             self.ingest_markers(full=True)
         self._generation = self.coord.set_generation()
         return rebuilt
 
+    def _rebuild(self, evicted: int) -> None:
+        """`heal`'s rebuild of the due index from the disk, under the right to rebuild (evicted:
+        the keys Redis evicted since the last; 0: it lost its data)."""
+        source = "the due markers" if self.kind == "scopes" else "a scan of the workspaces"
+        if self._generation is not None:
+            self.rebuilds += 1
+            if evicted:
+                log.error(
+                    "fleet: Redis evicted %d key(s) under its maxmemory (the due index and the "
+                    "claims may be among them); rebuilding the due index from %s",
+                    evicted,
+                    source,
+                )
+            else:
+                log.error(
+                    "fleet: Redis lost its data (the due index's generation is gone); "
+                    "rebuilding the due index from %s",
+                    source,
+                )
+        self._evictions = 0
+        if evicted:
+            self._next_evict_rebuild = time.monotonic() + self.cfg.claim_seconds
+        report = self.rebuild_due(scan=self.kind != "scopes")
+        log.warning(
+            "fleet: due index built from the disk: %d due marker(s), %d workspace(s) scanned "
+            "with %d pending; %d newly due (the others were due already)",
+            report.markers,
+            report.scanned,
+            report.pending,
+            report.added,
+        )
+
     def dispatch_once(self, send: Callable[[str], None]) -> list[str]:
         """Heal a Redis that lost its data, ingest new due markers (every bucket once a claim
         period), report newly parked workspaces, claim the admitted due workspaces and ``send`` a
-        job for each; returns their ids."""
+        job for each; returns their ids. Admission (`admission`, the claim, its reservation) is
+        one dispatcher's at a time: one that finds another admitting sends nothing this tick."""
         if self.kind is None:
             return []  # nothing in the root yet
         if not self.heal():
@@ -302,10 +318,16 @@ class Fleet:
             if full:
                 self._next_full = time.monotonic() + self.cfg.claim_seconds
         self._report_parked()
-        limit, per_run = self.admission()
-        ids = self.coord.claim(limit, self.cfg.claim_seconds)
-        if self.cfg.tokens_per_minute is not None:
-            self.coord.reserve(ids, per_run, self.cfg.tokens_per_minute)
+        token = uuid.uuid4().hex
+        if not self.coord.take("admitting", token, 10.0):
+            return []  # another dispatcher is admitting: this one admits at its next tick
+        try:
+            limit, per_run = self.admission()
+            ids = self.coord.claim(limit, self.cfg.claim_seconds, cap=self.cfg.max_inflight)
+            if self.cfg.tokens_per_minute is not None:
+                self.coord.reserve(ids, per_run, self.cfg.tokens_per_minute)
+        finally:
+            self.coord.give_back("admitting", token)
         for ws in ids:
             send(ws)
         return ids

@@ -287,6 +287,11 @@ def _leased(job: _Job, runtime: Callable[[Path], Runtime]) -> JobOutcome:
             kind = None
         if kind != job.kind:
             return _no_root(job)
+        if job.kind == "scopes":
+            try:
+                ScopeRoot(job.root)
+            except WorkspaceError as exc:  # the root itself refused (a link): no scope is gone
+                return _no_root(job, str(exc))
         try:
             job.path = workspace_path(job.root, ws, job.kind)
         except WorkspaceError as exc:
@@ -345,14 +350,17 @@ def _tell_unheard(coord: Coordinator) -> None:
         _unheard.discard(ws)
 
 
-def _no_root(job: _Job) -> JobOutcome:
+def _no_root(job: _Job, why: str | None = None) -> JobOutcome:
     """The fleet root itself is not what the job was sent for (missing, empty, or another kind of
-    root: the shared file system not mounted on this worker, or mounted elsewhere): no workspace of
-    it can be judged gone from here, so nothing is removed; the workspace is due again after the
-    failure back-off (another worker, or this one once the root is back, takes it)."""
+    root: the shared file system not mounted on this worker, or mounted elsewhere; or refused, as
+    ``why`` says: a root of scopes reached through a symbolic link): no workspace of it can be
+    judged gone from here, so nothing is removed; the workspace is due again after the failure
+    back-off (another worker, or this one once the root is back, takes it)."""
     reason = (
         f"the fleet root {job.root} is missing or is not a {job.kind} root (the shared file system "
         "not mounted on this worker?); nothing was removed"
+        if why is None
+        else f"the fleet root refused: {why}; nothing was removed"
     )
     due = _due_after(job.coord, job.cfg, job.ws, ("error", reason), progressed=False)
     due = due if due is not None else job.coord.now()

@@ -123,6 +123,11 @@ _PUNCTUATION = frozenset("_-.@+:=~#")
 _DIGEST = re.compile(r"[0-9a-f]{32}")
 _BUCKET = re.compile(r"[0-9a-f]{2}")
 _TRUSTED_AGE_NS = 2_000_000_000
+#: A plain marker's temporary file (``atomic_write``'s ``.<digest>.tmp-<pid>-<hex>``) and how old
+#: one must be to be a crashed writer's, never a live one's (a marker is written in milliseconds;
+#: the margin covers hosts whose clocks disagree with the file server's).
+_MARKER_TEMP = re.compile(r"\.[0-9a-f]{32}\.tmp-[0-9]+-[0-9a-f]+")
+_STALE_TEMP_SECONDS = 600.0
 _DUE_NAME = re.compile(r"([0-9a-f]{32})(?:\.([0-9a-f]{32}))?")
 _ROOT_FILE_MAX = 4096  # a kind file is a few dozen bytes: anything longer is not one
 
@@ -614,7 +619,30 @@ class DueMarkers:
                 continue
             pattern = _DUE_NAME if self.kind == "scopes" else _DIGEST
             out.append((bucket.name, sorted(n for n in found if pattern.fullmatch(n))))
+            self._drop_stale_temps(bucket, found)
         return out
+
+    def _drop_stale_temps(self, directory: Path, names: list[str]) -> int:
+        """Remove the temporary files of plain markers a writer left when it crashed between
+        writing and renaming (`_MARKER_TEMP`, older than `_STALE_TEMP_SECONDS`: no live writer's),
+        one warning each; returns how many went. Listed anyway, so it costs an ``lstat`` per
+        temporary file only."""
+        dropped = 0
+        for name in names:
+            if not _MARKER_TEMP.fullmatch(name):
+                continue
+            path = directory / name
+            try:
+                if time.time() - os.lstat(path).st_mtime <= _STALE_TEMP_SECONDS:
+                    continue
+                path.unlink()
+            except OSError:
+                continue
+            dropped += 1
+            log.warning(
+                "due marker's temporary file %s removed: a writer crashed before its rename", path
+            )
+        return dropped
 
     def _ids(self, bucket: str, files: list[str]) -> list[str]:
         """The ids a plain root's markers hold, each read once (`_held`; a bad marker removed)."""
@@ -684,7 +712,9 @@ class DueMarkers:
         if not os.path.lexists(old) or not self._dir_ok(old):
             return 0
         moved = 0
-        for name in sorted(os.listdir(old)):
+        names = sorted(os.listdir(old))
+        self._drop_stale_temps(old, names)  # or the directory could never go
+        for name in names:
             if name.startswith("."):
                 continue  # being written (`atomic_write`'s temporary file)
             ws = self._held(old / name, name)
