@@ -15,16 +15,36 @@ from typing import Any
 
 import pytest
 
-anthropic = pytest.importorskip(
-    "anthropic", reason="the anthropic SDK (reverie[anthropic]) is not installed"
-)
+import reverie
+from reverie.cli import main
 
-import httpx2  # noqa: E402  (anthropic's HTTP client)
-from anthropic.lib.tools import ToolError  # noqa: E402
+# The SDK (4 s of CPU to import) is imported when this file's tests run (``load_sdk``), not when
+# the suite is collected: under pytest-xdist every worker collects every file, and only one runs
+# this one.
+anthropic: Any = None
+httpx2: Any = None  # anthropic's HTTP client
+ToolError: Any = None
+ReverieMemoryTool: Any = None
 
-import reverie  # noqa: E402
-from reverie.cli import main  # noqa: E402
-from reverie.integrations.anthropic import ReverieMemoryTool  # noqa: E402
+
+def load_sdk() -> None:
+    """This module's names for the SDK, imported (the tests skip where it is not installed)."""
+    global anthropic, httpx2, ToolError, ReverieMemoryTool
+    anthropic = pytest.importorskip(
+        "anthropic", reason="the anthropic SDK (reverie[anthropic]) is not installed"
+    )
+    import httpx2 as client
+    from anthropic.lib.tools import ToolError as tool_error
+
+    from reverie.integrations.anthropic import ReverieMemoryTool as tool
+
+    httpx2, ToolError, ReverieMemoryTool = client, tool_error, tool
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _sdk() -> None:
+    load_sdk()
+
 
 Script = Callable[[list[dict[str, Any]]], dict[str, Any]]
 

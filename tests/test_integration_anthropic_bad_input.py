@@ -12,17 +12,32 @@ from typing import Any
 
 import pytest
 
-anthropic = pytest.importorskip(
-    "anthropic", reason="the anthropic SDK (reverie[anthropic]) is not installed"
-)
+import reverie
 
-import httpx2  # noqa: E402  (anthropic's HTTP client)
+# The SDK is imported when this file's tests run, not when the suite is collected (every xdist
+# worker collects every file; one runs this one).
+anthropic: Any = None
+httpx2: Any = None  # anthropic's HTTP client
+AsyncReverieMemoryTool: Any = None
+ReverieMemoryTool: Any = None
 
-import reverie  # noqa: E402
-from reverie.integrations.anthropic import (  # noqa: E402
-    AsyncReverieMemoryTool,
-    ReverieMemoryTool,
-)
+
+@pytest.fixture(autouse=True, scope="module")
+def _sdk() -> None:
+    global anthropic, httpx2, AsyncReverieMemoryTool, ReverieMemoryTool
+    anthropic = pytest.importorskip(
+        "anthropic", reason="the anthropic SDK (reverie[anthropic]) is not installed"
+    )
+    import httpx2 as client
+
+    from reverie.integrations import anthropic as adapter
+
+    httpx2 = client
+    AsyncReverieMemoryTool, ReverieMemoryTool = (
+        adapter.AsyncReverieMemoryTool,
+        adapter.ReverieMemoryTool,
+    )
+
 
 START = "# Notes\n- fact one\n- fact two\n"
 #: (input, words the error must hold)

@@ -11,17 +11,39 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import test_integration_anthropic
+from test_integration_anthropic import _reply, _results, _run, _text, _use
 
-anthropic = pytest.importorskip(
-    "anthropic", reason="anthropic (reverie[anthropic]) is not installed"
-)
+import reverie
 
-from anthropic.lib.tools import ToolError  # noqa: E402
-from anthropic.tools.memory import BetaLocalFilesystemMemoryTool  # noqa: E402
-from test_integration_anthropic import _reply, _results, _run, _text, _use  # noqa: E402
+# The SDK is imported when this file's tests run, not when the suite is collected (every xdist
+# worker collects every file; one runs this one).
+anthropic: Any = None
+ToolError: Any = None
+BetaLocalFilesystemMemoryTool: Any = None
+AsyncReverieMemoryTool: Any = None
+ReverieMemoryTool: Any = None
 
-import reverie  # noqa: E402
-from reverie.integrations.anthropic import AsyncReverieMemoryTool, ReverieMemoryTool  # noqa: E402
+
+@pytest.fixture(autouse=True, scope="module")
+def _sdk() -> None:
+    global anthropic, ToolError, BetaLocalFilesystemMemoryTool
+    global AsyncReverieMemoryTool, ReverieMemoryTool
+    anthropic = pytest.importorskip(
+        "anthropic", reason="anthropic (reverie[anthropic]) is not installed"
+    )
+    test_integration_anthropic.load_sdk()  # for _run
+    from anthropic.lib.tools import ToolError as tool_error
+    from anthropic.tools.memory import BetaLocalFilesystemMemoryTool as reference
+
+    from reverie.integrations import anthropic as adapter
+
+    ToolError, BetaLocalFilesystemMemoryTool = tool_error, reference
+    AsyncReverieMemoryTool, ReverieMemoryTool = (
+        adapter.AsyncReverieMemoryTool,
+        adapter.ReverieMemoryTool,
+    )
+
 
 OLD = "# Progress\n- Ada ships the parser on Friday.\n- The CI runs on Linux.\n"
 NEW = "# Progress\n- Started the lexer.\n"

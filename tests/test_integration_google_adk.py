@@ -9,18 +9,36 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from support import sdk
 
-pytest.importorskip("google.adk", reason="Google ADK (reverie[google-adk]) is not installed")
+from reverie.cli import main
 
-from google.adk.events.event import Event  # noqa: E402
-from google.adk.memory.memory_entry import MemoryEntry  # noqa: E402
-from google.adk.sessions import InMemorySessionService  # noqa: E402
-from google.genai import types  # noqa: E402
+# The framework is imported when this file's tests run, not when the suite is collected
+# (support/sdk.py).
+Event: Any = None
+MemoryEntry: Any = None
+InMemorySessionService: Any = None
+types: Any = None
+ReverieMemoryService: Any = None
 
-from reverie.cli import main  # noqa: E402
-from reverie.integrations.google_adk import ReverieMemoryService  # noqa: E402
+
+@pytest.fixture(autouse=True, scope="module")
+def _sdk() -> None:
+    sdk.load(
+        globals(),
+        "google.adk",
+        "Google ADK (reverie[google-adk]) is not installed",
+        {
+            "Event": "google.adk.events.event:Event",
+            "MemoryEntry": "google.adk.memory.memory_entry:MemoryEntry",
+            "InMemorySessionService": "google.adk.sessions:InMemorySessionService",
+            "types": "google.genai.types",
+            "ReverieMemoryService": "reverie.integrations.google_adk:ReverieMemoryService",
+        },
+    )
 
 
 def _event(author: str, text: str) -> Event:

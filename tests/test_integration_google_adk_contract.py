@@ -8,26 +8,48 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import sdk
 
-pytest.importorskip("google.adk", reason="Google ADK (reverie[google-adk]) is not installed")
+# The framework is imported when this file's tests run, not when the suite is collected
+# (support/sdk.py); its local models: support/adk_models.py.
+LlmAgent: Any = None
+Event: Any = None
+MemoryEntry: Any = None
+Runner: Any = None
+InMemorySessionService: Any = None
+Session: Any = None
+load_memory: Any = None
+types: Any = None
+ReverieMemoryService: Any = None
+_AsksWith: Any = None
+_Reads: Any = None
 
-from google.adk.agents import LlmAgent  # noqa: E402
-from google.adk.events.event import Event  # noqa: E402
-from google.adk.memory.memory_entry import MemoryEntry  # noqa: E402
-from google.adk.models.base_llm import BaseLlm  # noqa: E402
-from google.adk.models.llm_request import LlmRequest  # noqa: E402
-from google.adk.models.llm_response import LlmResponse  # noqa: E402
-from google.adk.runners import Runner  # noqa: E402
-from google.adk.sessions import InMemorySessionService, Session  # noqa: E402
-from google.adk.tools import load_memory  # noqa: E402
-from google.genai import types  # noqa: E402
 
-from reverie.integrations.google_adk import ReverieMemoryService  # noqa: E402
+@pytest.fixture(autouse=True, scope="module")
+def _sdk() -> None:
+    sdk.load(
+        globals(),
+        "google.adk",
+        "Google ADK (reverie[google-adk]) is not installed",
+        {
+            "LlmAgent": "google.adk.agents:LlmAgent",
+            "Event": "google.adk.events.event:Event",
+            "MemoryEntry": "google.adk.memory.memory_entry:MemoryEntry",
+            "Runner": "google.adk.runners:Runner",
+            "InMemorySessionService": "google.adk.sessions:InMemorySessionService",
+            "Session": "google.adk.sessions:Session",
+            "load_memory": "google.adk.tools:load_memory",
+            "types": "google.genai.types",
+            "ReverieMemoryService": "reverie.integrations.google_adk:ReverieMemoryService",
+            "_AsksWith": "support.adk_models:_AsksWith",
+            "_Reads": "support.adk_models:_Reads",
+        },
+    )
+
 
 TURNS = [
     ("user", "I moved to Lisbon last spring."),
@@ -87,33 +109,6 @@ def test_a_session_added_from_several_threads_at_once_is_stored_once(tmp_path: P
     assert _stored(service, session) == [text for _, text in TURNS]
 
 
-class _AsksWith(BaseLlm):
-    """A local model: calls ADK's load_memory with ``query``, then says what it returned."""
-
-    query: str = ""
-
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> AsyncGenerator[LlmResponse, None]:
-        returned = [
-            p.function_response
-            for c in llm_request.contents
-            for p in c.parts or []
-            if p.function_response
-        ]
-        if returned:
-            said = returned[-1].response or {}
-            result: Any = said.get("result", said)
-            memories = getattr(result, "memories", None)
-            text = f"{len(memories)} memories" if memories is not None else f"error: {said}"
-            yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
-            return
-        call = types.FunctionCall(name="load_memory", args={"query": self.query})
-        yield LlmResponse(
-            content=types.Content(role="model", parts=[types.Part(function_call=call)])
-        )
-
-
 @pytest.mark.parametrize("query", ["", "   "])
 def test_load_memory_with_an_empty_query_finds_nothing(tmp_path: Path, query: str) -> None:
     service = ReverieMemoryService(tmp_path / "memory")
@@ -155,20 +150,6 @@ def test_add_memory_refuses_an_entry_history_would_cut_and_keeps_the_others(
         asyncio.run(service.add_memory(app_name="support", user_id="ada", memories=entries))
     with service.open("support", "ada") as memory:
         assert [e.content for e in memory.history()] == ["Ada lives in Lisbon.", "Ada likes tea."]
-
-
-class _Reads(BaseLlm):
-    """A local model that keeps the text of every request it is sent and answers "ok"."""
-
-    seen: list[str] = []
-
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> AsyncGenerator[LlmResponse, None]:
-        self.seen.append(
-            "\n".join(p.text or "" for c in llm_request.contents for p in c.parts or [])
-        )
-        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text="ok")]))
 
 
 def test_preload_memory_hands_the_model_iso_8601_times(tmp_path: Path) -> None:

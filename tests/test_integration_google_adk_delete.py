@@ -5,15 +5,30 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
+from support import sdk
 
-pytest.importorskip("google.adk", reason="Google ADK (reverie[google-adk]) is not installed")
+# The framework is imported when this file's tests run, not when the suite is collected
+# (support/sdk.py).
+MemoryEntry: Any = None
+types: Any = None
+ReverieMemoryService: Any = None
 
-from google.adk.memory.memory_entry import MemoryEntry  # noqa: E402
-from google.genai import types  # noqa: E402
 
-from reverie.integrations.google_adk import ReverieMemoryService  # noqa: E402
+@pytest.fixture(autouse=True, scope="module")
+def _sdk() -> None:
+    sdk.load(
+        globals(),
+        "google.adk",
+        "Google ADK (reverie[google-adk]) is not installed",
+        {
+            "MemoryEntry": "google.adk.memory.memory_entry:MemoryEntry",
+            "types": "google.genai.types",
+            "ReverieMemoryService": "reverie.integrations.google_adk:ReverieMemoryService",
+        },
+    )
 
 
 def _entry(text: str) -> MemoryEntry:

@@ -16,16 +16,33 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT
+from support import sdk
 
-pytest.importorskip("google.adk", reason="Google ADK (reverie[google-adk]) is not installed")
+import reverie
 
-from conftest import ROOT  # noqa: E402
-from google.adk.memory.memory_entry import MemoryEntry  # noqa: E402
-from google.genai import types  # noqa: E402
+# The framework is imported when this file's tests run, not when the suite is collected
+# (support/sdk.py).
+MemoryEntry: Any = None
+types: Any = None
+google_adk: Any = None
+ReverieMemoryService: Any = None
 
-import reverie  # noqa: E402
-from reverie.integrations import google_adk  # noqa: E402
-from reverie.integrations.google_adk import ReverieMemoryService  # noqa: E402
+
+@pytest.fixture(autouse=True, scope="module")
+def _sdk() -> None:
+    sdk.load(
+        globals(),
+        "google.adk",
+        "Google ADK (reverie[google-adk]) is not installed",
+        {
+            "MemoryEntry": "google.adk.memory.memory_entry:MemoryEntry",
+            "types": "google.genai.types",
+            "google_adk": "reverie.integrations.google_adk",
+            "ReverieMemoryService": "reverie.integrations.google_adk:ReverieMemoryService",
+        },
+    )
+
 
 TEXT = "Bob keeps the spare key under the blue pot"
 OTHER = f"Eve said: {TEXT}, and so does she"

@@ -12,49 +12,36 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip(
-    "agents", reason="the OpenAI Agents SDK (reverie[openai-agents]) is not installed"
-)
+import reverie
+from reverie.cli import main
 
-from agents import Agent, Model, ModelResponse, Runner, Usage, set_tracing_disabled  # noqa: E402
-from openai.types.responses import ResponseOutputMessage, ResponseOutputText  # noqa: E402
-
-import reverie  # noqa: E402
-from reverie.cli import main  # noqa: E402
-from reverie.integrations.openai_agents import (  # noqa: E402
-    ReverieSession,
-    memory_instructions,
-    memory_tools,
-)
-
-set_tracing_disabled(True)  # the SDK would otherwise try to export traces to OpenAI at exit
+# The SDK is imported when this file's tests run (``_sdk``), not when the suite is collected: every
+# xdist worker collects every file, and only one runs this one. Its models: support/agents_models.
+Agent: Any = None
+Runner: Any = None
+EchoModel: Any = None
+ToolModel: Any = None
+ReverieSession: Any = None
+memory_instructions: Any = None
+memory_tools: Any = None
 
 
-class EchoModel(Model):
-    """Answers with what it was given: the instructions' first memory line it finds and the user
-    texts it saw."""
+@pytest.fixture(autouse=True, scope="module")
+def _sdk() -> None:
+    global Agent, Runner, EchoModel, ToolModel
+    global ReverieSession, memory_instructions, memory_tools
+    agents = pytest.importorskip(
+        "agents", reason="the OpenAI Agents SDK (reverie[openai-agents]) is not installed"
+    )
+    from support import agents_models
 
-    def __init__(self) -> None:
-        self.calls: list[tuple[str | None, Any]] = []
+    from reverie.integrations import openai_agents as adapter
 
-    async def get_response(
-        self, system_instructions: str | None, input: Any, *args: Any, **kwargs: Any
-    ) -> ModelResponse:
-        self.calls.append((system_instructions, input))
-        items = [{"role": "user", "content": input}] if isinstance(input, str) else input
-        said = [i["content"] for i in items if isinstance(i, dict) and i.get("role") == "user"]
-        text = f"I have seen {len(said)} user message(s); the last: {said[-1]}"
-        message = ResponseOutputMessage(
-            id=f"msg_{len(self.calls)}",
-            type="message",
-            role="assistant",
-            status="completed",
-            content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
-        )
-        return ModelResponse(output=[message], usage=Usage(), response_id=None)
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
+    agents.set_tracing_disabled(True)  # it would otherwise export traces to OpenAI at exit
+    Agent, Runner = agents.Agent, agents.Runner
+    EchoModel, ToolModel = agents_models.EchoModel, agents_models.ToolModel
+    ReverieSession = adapter.ReverieSession
+    memory_instructions, memory_tools = adapter.memory_instructions, adapter.memory_tools
 
 
 def _run(memory: reverie.Memory, model: EchoModel, prompt: str, key: str = "app:alice") -> str:
@@ -134,54 +121,6 @@ def test_adding_items_consolidates_under_token_pressure(tmp_path: Path) -> None:
         assert (
             sum(m["role"] == "user" for m in on_disk) == 12
         )  # the session file keeps every message
-
-
-class ToolModel(Model):
-    """Calls the tool its script names with its arguments, then says what the tool returned."""
-
-    def __init__(self, script: list[tuple[str, dict[str, Any]]]) -> None:
-        self.script = script
-        self.inputs: list[Any] = []
-
-    async def get_response(
-        self, system_instructions: str | None, input: Any, *args: Any, **kwargs: Any
-    ) -> ModelResponse:
-        from openai.types.responses import ResponseFunctionToolCall
-
-        self.inputs.append(input)
-        items = input if isinstance(input, list) else []
-        asked = max(
-            (n for n, i in enumerate(items) if isinstance(i, dict) and i.get("role") == "user"),
-            default=0,
-        )
-        outputs = [  # this run's (the session gives earlier runs' items back too)
-            i
-            for i in items[asked:]
-            if isinstance(i, dict) and i.get("type") == "function_call_output"
-        ]
-        if outputs and len(outputs) >= len(self.script):
-            text = "tool said: " + str(outputs[-1]["output"])
-            message = ResponseOutputMessage(
-                id="msg_done",
-                type="message",
-                role="assistant",
-                status="completed",
-                content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
-            )
-            return ModelResponse(output=[message], usage=Usage(), response_id=None)
-        name, args = self.script[len(outputs)]
-        call = ResponseFunctionToolCall(
-            id=f"fc_{len(outputs)}",
-            call_id=f"call_{len(outputs)}",
-            type="function_call",
-            name=name,
-            arguments=json.dumps(args),
-            status="completed",
-        )
-        return ModelResponse(output=[call], usage=Usage(), response_id=None)
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
 
 
 def test_memory_tools_remember_and_search_clean_memory(tmp_path: Path) -> None:

@@ -15,16 +15,41 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import sdk
 
-pytest.importorskip("pydantic_ai", reason="Pydantic AI (reverie[pydantic-ai]) is not installed")
+import reverie
 
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.exceptions import UserError  # noqa: E402
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart  # noqa: E402
-from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+# The framework is imported when this file's tests run, not when the suite is collected
+# (support/sdk.py).
+Agent: Any = None
+UserError: Any = None
+ModelMessage: Any = None
+ModelResponse: Any = None
+TextPart: Any = None
+ToolCallPart: Any = None
+AgentInfo: Any = None
+FunctionModel: Any = None
+ReverieCapability: Any = None
 
-import reverie  # noqa: E402
-from reverie.integrations.pydantic_ai import ReverieCapability  # noqa: E402
+
+@pytest.fixture(autouse=True, scope="module")
+def _sdk() -> None:
+    sdk.load(
+        globals(),
+        "pydantic_ai",
+        "Pydantic AI (reverie[pydantic-ai]) is not installed",
+        {
+            "Agent": "pydantic_ai:Agent",
+            "UserError": "pydantic_ai.exceptions:UserError",
+            "ModelMessage": "pydantic_ai.messages:ModelMessage",
+            "ModelResponse": "pydantic_ai.messages:ModelResponse",
+            "TextPart": "pydantic_ai.messages:TextPart",
+            "ToolCallPart": "pydantic_ai.messages:ToolCallPart",
+            "AgentInfo": "pydantic_ai.models.function:AgentInfo",
+            "FunctionModel": "pydantic_ai.models.function:FunctionModel",
+            "ReverieCapability": "reverie.integrations.pydantic_ai:ReverieCapability",
+        },
+    )
 
 
 @dataclass

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -106,7 +107,7 @@ def _history(root: Path) -> bytes:
     return path.read_bytes() if path.exists() else b""
 
 
-def _kill_when(server: OpenAIServer, requests: int, proc: subprocess.Popen[str]) -> None:
+def _kill_when(server: OpenAIServer, requests: int, proc: _Forked) -> None:
     """SIGKILL ``proc`` once the server holds its ``requests``-th model call (which it answers only
     after the kill)."""
     deadline = time.monotonic() + 90
@@ -118,16 +119,94 @@ def _kill_when(server: OpenAIServer, requests: int, proc: subprocess.Popen[str])
     proc.wait(timeout=30)
 
 
-def _child(root: Path, server: OpenAIServer, verb: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(root), server.base_url, verb],
+#: A process that imports Reverie and litellm (through Reverie, with its switches) once, then forks
+#: a child for each line it reads (a JSON list: CHILD's argv), prints the child's pid and, when the
+#: child has ended, its exit status as ``subprocess`` gives it. The child sends its output to
+#: ``<root>.out`` and ``<root>.err``. A fresh interpreter importing litellm for each kill cost ~10 s
+#: of CPU; the child is still a process of its own, SIGKILLed while the model thinks.
+FORKS = """
+import json, os, sys, threading
+import reverie
+from reverie.llm._litellm import get_litellm
+from reverie.storage.config import Config
+get_litellm()
+assert threading.active_count() == 1, "a thread exists: forking would be unsafe"
+for line in sys.stdin:
+    argv = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        for fd, name in ((1, ".out"), (2, ".err")):
+            os.dup2(os.open(argv[0] + name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+        sys.argv = ["-c", *argv]
+        code = 0
+        try:
+            exec(compile(CHILD, "<child>", "exec"), {"__name__": "__main__"})
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+            code = 1
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    print(pid, flush=True)
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+
+
+class _Forked:
+    """A child of the fork server, with what the tests ask of a ``subprocess.Popen``."""
+
+    def __init__(self, forks: subprocess.Popen[str], root: Path, argv: list[str]) -> None:
+        assert forks.stdin is not None and forks.stdout is not None
+        self._forks, self._root = forks, root
+        forks.stdin.write(json.dumps([str(root), *argv]) + "\n")
+        forks.stdin.flush()
+        self.pid = int(forks.stdout.readline())
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, 0)  # the server reaps the child at once: gone is ended
+            except ProcessLookupError:
+                return self.wait()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            assert self._forks.stdout is not None
+            self.returncode = int(self._forks.stdout.readline())
+        return self.returncode
+
+    def communicate(self) -> tuple[str, str]:
+        self.wait()
+        return Path(f"{self._root}.out").read_text(), Path(f"{self._root}.err").read_text()
+
+
+@pytest.fixture(scope="module")
+def forks() -> Iterator[subprocess.Popen[str]]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", f"CHILD = {CHILD!r}\n{FORKS}"],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
         text=True,
     )
+    yield proc
+    assert proc.stdin is not None
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
 
 
-def test_killed_while_the_model_summarises_new_then_new_again_keeps_each_message_once(tmp_path):
+def _child(forks: subprocess.Popen[str], root: Path, server: OpenAIServer, verb: str) -> _Forked:
+    return _Forked(forks, root, [server.base_url, verb])
+
+
+def test_killed_while_the_model_summarises_new_then_new_again_keeps_each_message_once(
+    tmp_path, forks
+):
     """``/new`` (``clear``) SIGKILLed while the model writes the summary: reopened, the
     conversation is whole and history has nothing of it; ``clear`` again puts each message in
     history once."""
@@ -140,7 +219,7 @@ def test_killed_while_the_model_summarises_new_then_new_again_keeps_each_message
     before = _history(root)
     with OpenAIServer() as server:
         server.enqueue(Step(delay=20))
-        _kill_when(server, 1, _child(root, server, "clear"))
+        _kill_when(server, 1, _child(forks, root, server, "clear"))
         config = Config.model_validate(_config(server.base_url))
         with reverie.open(root, config=config) as memory:
             assert _history(root) == before
@@ -154,7 +233,7 @@ def test_killed_while_the_model_summarises_new_then_new_again_keeps_each_message
         assert history.count(words) <= 1 and words.split()[-2] in history, (words, history)
 
 
-def test_killed_while_the_model_edits_dream_runs_the_batch_again_whole(tmp_path):
+def test_killed_while_the_model_edits_dream_runs_the_batch_again_whole(tmp_path, forks):
     """Dream SIGKILLed in its edit step: reopened, the memory files, the cursor and history are as
     they were, no state is left half-written, and the next run commits the batch once."""
     root = tmp_path / "ws"
@@ -167,7 +246,7 @@ def test_killed_while_the_model_edits_dream_runs_the_batch_again_whole(tmp_path)
     cat = json.dumps({"path": "USER.md", "old_text": "", "new_text": "- Has a cat called Miso\n"})
     with OpenAIServer() as server:
         server.enqueue(chat("[USER] Has a cat called Miso"), Step(delay=20))
-        _kill_when(server, 2, _child(root, server, "dream"))
+        _kill_when(server, 2, _child(forks, root, server, "dream"))
         config = Config.model_validate(_config(server.base_url))
         with reverie.open(root, config=config) as memory:
             assert {p: (root / p).read_bytes() for p in files} == files
