@@ -133,9 +133,10 @@ def commit_run(
     GitStore merges again, under its writer lock, over anything another writer committed since (the
     one writer protocol: ``GitStore.commit``'s ``base``)."""
     fault("before-commit")
+    trailers = {**trailers, **_last_entry_trailer(store, last)}
     with section if section is not None else nullcontext():
         sha = (
-            git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files), base=base)
+            git.commit(message, kind="dream", trailers=trailers, files=dict(files), base=base)
             if files
             else None
         )
@@ -145,16 +146,25 @@ def commit_run(
     return sha
 
 
-def _head_dream_cursor(git: GitStore) -> int | None:
-    """The ``Reverie-Cursor`` of the newest dream commit near the tip, looking past other commits (a
-    person's edit, an approved SOUL.md change, a purge) but not past a restore or revert: those set
-    the cursor themselves (``--replay`` rewinds it on purpose), so they win."""
+def _last_entry_trailer(store: WorkspaceStore, cursor: int) -> dict[str, str]:
+    """``Reverie-Last-Entry``: the digest of the entry at ``cursor`` (none when the log has no
+    entry there: a gap, or nothing dreamed yet)."""
+    entry = store.history.entry_at(cursor)
+    return {tr.LAST_ENTRY: entry.digest()} if entry is not None else {}
+
+
+def _head_dream_cursor(git: GitStore) -> tuple[int | None, str | None]:
+    """The ``Reverie-Cursor`` of the newest dream commit near the tip, and its ``Reverie-Last-Entry``
+    (None for a commit written before it), looking past other commits (a person's edit, an approved
+    SOUL.md change, a purge) but not past a restore or revert: those set the cursor themselves
+    (``--replay`` rewinds it on purpose), so they win."""
     for info in git.log(limit=10):
         if info.kind == "dream":
-            return tr.parse_cursor_value(info.trailers.get(tr.CURSOR))
+            cursor = tr.parse_cursor_value(info.trailers.get(tr.CURSOR))
+            return cursor, info.trailers.get(tr.LAST_ENTRY)
         if info.kind in ("restore", "revert"):
-            return None
-    return None
+            return None, None
+    return None, None
 
 
 def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
@@ -163,7 +173,7 @@ def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
     git."""
     cursor = store.settle_dream_cursor()
     target = cursor
-    head = _head_dream_cursor(git)
+    head, digest = _head_dream_cursor(git)
     if head is not None and head > target:
         last = store.last_cursor()
         # that commit consumed a history this log is not (history.jsonl replaced or lost)
@@ -173,6 +183,17 @@ def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
                 "at %d; not advancing .dream_cursor (%d) past entries that were never processed",
                 head,
                 last,
+                cursor,
+            )
+        elif digest is not None and _last_entry_trailer(store, head).get(tr.LAST_ENTRY) != digest:
+            # memory/ put back from an older copy (a backup, a sync conflict): its cursors ran on
+            # to entries that commit never read
+            log.warning(
+                "dream: the last dream commit consumed history up to %d, but the entry at %d is not "
+                "the one it read (history.jsonl replaced by another copy); not advancing "
+                ".dream_cursor (%d): the entries after it are dreamed",
+                head,
+                head,
                 cursor,
             )
         else:

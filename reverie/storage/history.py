@@ -219,6 +219,13 @@ class HistoryEntry:
         """The entry as one ``\\n``-terminated line."""
         return orjson.dumps(self.to_dict()) + b"\n"
 
+    def digest(self) -> str:
+        """16 hex digits naming this entry (cursor, timestamp, content, session key): a record that
+        names the entry Dream last consumed (``reverie.dream.transaction``) tells the same log from
+        an older copy of it whose cursors ran on to other entries."""
+        fields = [self.cursor, self.timestamp, self.content, self.session_key]
+        return hashlib.sha256(orjson.dumps(fields)).hexdigest()[:16]
+
     @classmethod
     def from_json(cls, raw: bytes) -> HistoryEntry:
         """Parse one line (without or with its newline); raises ``BadLine`` naming what is wrong."""
@@ -774,6 +781,11 @@ class HistoryLog:
                 except CursorError:
                     pass
         return max(hints)
+
+    def entry_at(self, cursor: int) -> HistoryEntry | None:
+        """The entry whose cursor is ``cursor``, or None when the log has none."""
+        found = self.read_since(cursor - 1, limit=1) if cursor > 0 else []
+        return found[0] if found and found[0].cursor == cursor else None
 
     def read_since(
         self, cursor: int = 0, limit: int | None = None, *, end: int | None = None
