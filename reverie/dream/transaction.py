@@ -154,10 +154,10 @@ def _last_entry_trailer(store: WorkspaceStore, cursor: int) -> dict[str, str]:
 
 
 def _head_dream_cursor(git: GitStore) -> tuple[int | None, str | None]:
-    """The ``Reverie-Cursor`` of the newest dream commit near the tip, and its ``Reverie-Last-Entry``
-    (None for a commit written before it), looking past other commits (a person's edit, an approved
-    SOUL.md change, a purge) but not past a restore or revert: those set the cursor themselves
-    (``--replay`` rewinds it on purpose), so they win."""
+    """The ``Reverie-Cursor`` of the newest dream commit near the tip and its
+    ``Reverie-Last-Entry`` (None for a commit written before it), looking past other commits (a
+    person's edit, an approved SOUL.md change, a purge) but not past a restore or revert: those set
+    the cursor themselves (``--replay`` rewinds it on purpose), so they win."""
     for info in git.log(limit=10):
         if info.kind == "dream":
             cursor = tr.parse_cursor_value(info.trailers.get(tr.CURSOR))
@@ -189,8 +189,8 @@ def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
             # memory/ put back from an older copy (a backup, a sync conflict): its cursors ran on
             # to entries that commit never read
             log.warning(
-                "dream: the last dream commit consumed history up to %d, but the entry at %d is not "
-                "the one it read (history.jsonl replaced by another copy); not advancing "
+                "dream: the last dream commit consumed history up to %d, but the entry at %d is "
+                "not the one it read (history.jsonl replaced by another copy); not advancing "
                 ".dream_cursor (%d): the entries after it are dreamed",
                 head,
                 head,

@@ -91,6 +91,7 @@ from .types import (
 )
 from .upkeep import after_commit, pack_all
 from .writer import (
+    LEFT_BUSY,
     ResolvedPaths,
     clean_temp_files,
     merge_save,
@@ -423,6 +424,7 @@ class GitStore(NanobotGitAPI):
             return head
         subject = "manual: edit of " + ", ".join(dirty)
         sha, _ = self._commit_locked(repo, ref, head, dirty, subject, "manual", saved_on=saved_on)
+        self._settled(merged)
         return sha or head
 
     def _on_disk(
@@ -447,7 +449,9 @@ class GitStore(NanobotGitAPI):
           still held open, the record stays and the file is not committed from disk;
         - saved since (a real save on top of the version left): returned as (``merged``) the save
           with the commit's change three-way merged in (where they overlap, the save as it is),
-          with (``saved_on``) the save each merge was made on, for a ``manual`` commit;
+          with (``saved_on``) the save each merge was made on, for a ``manual`` commit; the record
+          stays until that commit is made (``_settled``), so a commit that fails or is killed
+          leaves the merge to the next write instead of the save committed over the change;
         - HEAD changed for the file since (a restore, a git command) or it already holds HEAD's
           version: the record is dropped.
         Returns (merged, saved_on, paths still left unwritten)."""
@@ -495,8 +499,17 @@ class GitStore(NanobotGitAPI):
             log.info("%s was saved on top of a version left unwritten; merging the two", path)
             merged[path] = merge_save(base, ours, disk, path)
             saved_on[path] = disk
-        write_left_busy(git_dir, keep)
+        _rewrite_left_busy(git_dir, {**keep, **{p: records[p] for p in merged}})
         return merged, saved_on, set(keep)
+
+    def _settled(self, merged: Mapping[str, bytes | None]) -> None:
+        """Drop the ``LEFT_BUSY`` records of the files whose merge (``_settle_left_busy``) is now
+        committed."""
+        if not merged:
+            return
+        git_dir = self._ready().git_dir
+        records = read_left_busy(git_dir)
+        _rewrite_left_busy(git_dir, {p: r for p, r in records.items() if p not in merged})
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def ensure(self) -> None:
@@ -589,6 +602,7 @@ class GitStore(NanobotGitAPI):
                 sha, _ = self._commit_locked(
                     repo, ref, head, disk, subject, kind, trailers, notes, saved_on=saved_on
                 )
+                self._settled(merged)
                 return sha.decode() if sha else None
             changes: dict[str, bytes | None] = {}
             for path, text in files.items():
@@ -1087,3 +1101,17 @@ def _over(
             lines=exc.lines,
         ) from None
     return None if planned is None and merged == "" else merged.encode("utf-8", "surrogateescape")
+
+
+def _rewrite_left_busy(
+    git_dir: Path, records: Mapping[str, tuple[ObjectID | None, ObjectID | None]]
+) -> None:
+    """``write_left_busy``, a failure (a full disk) logged: the record as it was stays, and each of
+    its lines still says something true (a file rolled forward, merged or moved on in HEAD since is
+    told apart by the next write), so the write goes on."""
+    try:
+        write_left_busy(git_dir, dict(records))
+    except OSError as exc:
+        log.warning(
+            "%s not updated (%s); the next write settles it", LEFT_BUSY, exc.strerror or exc
+        )

@@ -148,25 +148,44 @@ LeftBusy = dict[str, tuple[ObjectID | None, ObjectID | None]]
 
 
 def read_left_busy(git_dir: Path) -> LeftBusy:
-    """The files the last commits left unwritten (``LEFT_BUSY``); a record that does not parse is
-    dropped with a warning (its files are then committed from disk, as before the record)."""
+    """The files the last commits left unwritten (``LEFT_BUSY``). A line that does not parse is
+    skipped with a warning (its file is then committed from disk, as before the record); the
+    others still hold, and the next rewrite of the record leaves the bad line out."""
     path = state_dir(git_dir) / LEFT_BUSY
     raw = read_bytes_or_none(path)
     if raw is None:
         return {}
     out: LeftBusy = {}
-    try:
-        for line in raw.decode("utf-8").splitlines():
-            left, wanted, rel = line.split(" ", 2)
-            ids = [None if x == "-" else ObjectID(x.encode("ascii")) for x in (left, wanted)]
-            if any(x is not None and (len(x) != 40 or x.strip(b"0123456789abcdef")) for x in ids):
-                raise ValueError(line)
-            out[rel] = (ids[0], ids[1])
-    except (UnicodeDecodeError, ValueError):
-        log.warning("%s does not parse; dropped (its files are committed as on disk)", path)
-        path.unlink(missing_ok=True)
-        return {}
+    bad = 0
+    for line in raw.split(b"\n"):
+        parsed = _left_busy_line(line) if line.strip() else None
+        if parsed is None:
+            bad += bool(line.strip())
+            continue
+        out[parsed[0]] = parsed[1]
+    if bad:
+        log.warning(
+            "%s does not parse in %d line(s); skipped (their files are committed as on disk)",
+            path,
+            bad,
+        )
+        if not out:
+            path.unlink(missing_ok=True)
     return out
+
+
+def _left_busy_line(line: bytes) -> tuple[str, tuple[ObjectID | None, ObjectID | None]] | None:
+    """One ``LEFT_BUSY`` line as (path, (left, wanted)), or None when it does not parse."""
+    try:
+        left, wanted, rel = line.decode("utf-8").split(" ", 2)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    ids = [None if x == "-" else ObjectID(x.encode("ascii", "replace")) for x in (left, wanted)]
+    if not rel or any(
+        x is not None and (len(x) != 40 or x.strip(b"0123456789abcdef")) for x in ids
+    ):
+        return None
+    return rel, (ids[0], ids[1])
 
 
 def write_left_busy(git_dir: Path, records: LeftBusy) -> None:

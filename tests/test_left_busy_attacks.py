@@ -1,0 +1,119 @@
+"""The record of files a commit left unwritten (``writer.LEFT_BUSY``, saves7) under attack: a commit
+of the merge that fails after the record was settled, a record damaged in one line, a full disk when
+the record is rewritten. In each, the lines the earlier commit put in HEAD must survive: never the
+version left on disk (or a save made on it) committed back over them as a person's edit."""
+
+from __future__ import annotations
+
+import errno
+import logging
+
+import pytest
+
+import reverie
+from reverie import content_id
+from reverie.errors import ReverieError
+from reverie.gitstore import writer
+from reverie.gitstore.location import choose
+from reverie.gitstore.writer import LEFT_BUSY, state_dir
+from reverie.storage import fsutil
+
+
+def _record(ws):
+    return state_dir(choose(ws).git_dir) / LEFT_BUSY
+
+
+def _held_commit(memory, ws, line, *, save=None):
+    """Commit ``line`` added to USER.md while another program holds it open for writing (so the
+    commit leaves it unwritten); ``save``: what that program then writes through its handle."""
+    before = memory.read("USER.md")
+    holder = open(ws / "USER.md", "r+")  # noqa: SIM115 (held open across the commit on purpose)
+    try:
+        memory.write("USER.md", before + line, base=content_id(before))
+        assert (ws / "USER.md").read_text() == before
+        if save is not None:
+            holder.seek(0)
+            holder.write(save)
+            holder.truncate()
+    finally:
+        holder.close()
+    assert _record(ws).exists()
+    return before
+
+
+def _removals(memory):
+    """The commits that took lines out of USER.md (none should here)."""
+    return [e for e in memory.log() if any(f.path == "USER.md" and f.removed for f in e.files)]
+
+
+def _full_disk(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_merge_whose_commit_fails_is_still_merged_by_the_next_write(tmp_path, monkeypatch):
+    """A save made on top of the version left is merged with the commit's change and committed; the
+    record used to be dropped before that commit, so a commit that failed (a full disk, a kill)
+    left the save to be committed as it was: the committed line taken out, no archive entry."""
+    monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
+    ws = tmp_path / "ws"
+    with reverie.open(ws) as memory:
+        memory.remember("User: I live in Lisbon.")
+        memory.dream()
+        before = memory.read("USER.md")
+        _held_commit(memory, ws, "- Likes tea\n", save="- Plays chess\n" + before)
+        with monkeypatch.context() as m:
+            m.setattr(writer, "write_loose", _full_disk)
+            with pytest.raises(ReverieError):
+                memory.write("memory/MEMORY.md", "# Notes\n- a note\n")
+        memory.write("memory/MEMORY.md", "# Notes\n- a note\n")
+        text, committed = memory.read("USER.md"), memory.committed("USER.md") or ""
+        for kept in ("Likes tea", "Plays chess", "Lisbon"):
+            assert kept in text and kept in committed
+        assert not _record(ws).exists()
+
+
+def test_a_record_damaged_in_one_line_keeps_its_other_lines(tmp_path, monkeypatch, caplog):
+    """One line that does not parse (a torn copy, a stray edit) used to drop the whole record, so
+    every file it named was committed back from disk as a person's edit."""
+    monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
+    ws = tmp_path / "ws"
+    with reverie.open(ws) as memory:
+        memory.remember("User: I live in Lisbon.")
+        memory.dream()
+        _held_commit(memory, ws, "- Likes tea\n")
+        with _record(ws).open("a") as f:
+            f.write("0123 not-an-id MEMORY.md\n")
+        with caplog.at_level(logging.WARNING):
+            memory.write("memory/MEMORY.md", "# Notes\n- a note\n")
+        assert any("does not parse" in r.getMessage() for r in caplog.records)
+        assert "Likes tea" in memory.read("USER.md")
+        assert "Likes tea" in (memory.committed("USER.md") or "")
+        assert not _removals(memory)
+        assert not _record(ws).exists()
+
+
+def test_a_full_disk_when_the_record_is_rewritten_does_not_stop_the_write(tmp_path, monkeypatch):
+    """The file still held at the next write, and the record cannot be rewritten (a full disk): the
+    record as it was stays true, so the write goes on (it used to fail with a bare OSError) and the
+    file is finished once let go."""
+    monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
+    ws = tmp_path / "ws"
+    with reverie.open(ws) as memory:
+        memory.remember("User: I live in Lisbon.")
+        memory.dream()
+        before = memory.read("USER.md")
+        holder = open(ws / "USER.md", "r+")  # noqa: SIM115 (held open across the writes on purpose)
+        try:
+            memory.write("USER.md", before + "- Likes tea\n", base=content_id(before))
+            with monkeypatch.context() as m:
+                m.setattr(writer, "atomic_write", _full_disk)
+                memory.write("memory/MEMORY.md", "# Notes\n- a note\n")
+            assert "a note" in (memory.committed("memory/MEMORY.md") or "")
+            assert _record(ws).exists()
+        finally:
+            holder.close()
+        memory.write("memory/MEMORY.md", "# Notes\n- a note\n- another\n")
+        assert "Likes tea" in (memory.committed("USER.md") or "")
+        assert "Likes tea" in memory.read("USER.md")
+        assert not _removals(memory)
+        assert not _record(ws).exists()
