@@ -13,7 +13,7 @@ import pytest
 import reverie
 from reverie import content_id
 from reverie.errors import ReverieError
-from reverie.gitstore import writer
+from reverie.gitstore import leftbusy, writer
 from reverie.gitstore.location import choose
 from reverie.gitstore.writer import LEFT_BUSY, state_dir
 from reverie.storage import fsutil
@@ -106,7 +106,7 @@ def test_a_full_disk_when_the_record_is_rewritten_does_not_stop_the_write(tmp_pa
         try:
             memory.write("USER.md", before + "- Likes tea\n", base=content_id(before))
             with monkeypatch.context() as m:
-                m.setattr(writer, "atomic_write", _full_disk)
+                m.setattr(leftbusy, "atomic_write", _full_disk)
                 memory.write("memory/MEMORY.md", "# Notes\n- a note\n")
             assert "a note" in (memory.committed("memory/MEMORY.md") or "")
             assert _record(ws).exists()
@@ -117,3 +117,21 @@ def test_a_full_disk_when_the_record_is_rewritten_does_not_stop_the_write(tmp_pa
         assert "Likes tea" in memory.read("USER.md")
         assert not _removals(memory)
         assert not _record(ws).exists()
+
+
+def test_status_and_faults_name_a_file_still_left_unwritten(tmp_path, monkeypatch):
+    """``reverie status`` and the workspace's faults (the UI's check) name the file a commit could
+    not write, until the next write finishes it; reading them changes nothing."""
+    monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
+    ws = tmp_path / "ws"
+    with reverie.open(ws) as memory:
+        memory.remember("User: I live in Lisbon.")
+        memory.dream()
+        _held_commit(memory, ws, "- Likes tea\n")
+        record = _record(ws).read_bytes()
+        assert [p for p in memory.status().problems if p.startswith("USER.md: ")]
+        assert [f for f in memory.faults() if f.path == "USER.md"]
+        assert _record(ws).read_bytes() == record
+        memory.write("memory/MEMORY.md", "# Notes\n- a note\n")
+        assert not [p for p in memory.status().problems if p.startswith("USER.md")]
+        assert not [f for f in memory.faults() if f.path == "USER.md"]

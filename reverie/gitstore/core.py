@@ -45,6 +45,14 @@ from . import queries
 from .blame import provenance, trace_lines
 from .catalog import LogFilter, catalog_for, query
 from .diffing import file_changes, stat_body, text_diff
+from .leftbusy import (
+    LEFT_BUSY,
+    UNWRITTEN,
+    UNWRITTEN_REMEDY,
+    left_unwritten,
+    read_left_busy,
+    write_left_busy,
+)
 from .location import (
     TREE,
     RepoLocation,
@@ -91,15 +99,12 @@ from .types import (
 )
 from .upkeep import after_commit, pack_all
 from .writer import (
-    LEFT_BUSY,
     ResolvedPaths,
     clean_temp_files,
     merge_save,
-    read_left_busy,
     recover_transaction,
     state_dir,
     transact,
-    write_left_busy,
     write_tracked,
 )
 
@@ -987,7 +992,9 @@ class GitStore(NanobotGitAPI):
         git_dir = self._ready().git_dir
         where = _shown_path(git_dir, self.workspace.root)
         fsck = f"to look first: `git --git-dir={git_dir} fsck`"
-        out: list[RepoProblem] = []
+        out: list[RepoProblem] = [
+            RepoProblem(rel, UNWRITTEN, UNWRITTEN_REMEDY) for rel in left_unwritten(git_dir)
+        ]
         lost = lost_head_branch(git_dir)
         if lost is not None:
             out.append(

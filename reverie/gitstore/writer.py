@@ -62,7 +62,6 @@ from dulwich.refs import Ref
 from ..errors import GitStoreError, MergeConflictError, WorkspaceError
 from ..storage.fsutil import (
     Seen,
-    atomic_write,
     held_open,
     open_regular,
     read_bytes_or_none,
@@ -72,6 +71,7 @@ from ..storage.fsutil import (
 )
 from ..storage.signals import deferred_signals
 from ..storage.workspace import Workspace
+from .leftbusy import LEFT_BUSY, read_left_busy, state_dir, write_left_busy
 from .merge import merge3
 from .objects import (
     FILE_MODE,
@@ -103,16 +103,13 @@ __all__ = [
     "ResolvedPaths",
     "merge_save",
     "write_tracked",
+    "LEFT_BUSY",
     "read_left_busy",
     "write_left_busy",
 ]
 
 #: The intent marker's file name (on disk since the first writers: kept).
 INTENT_MARKER = "pending"
-
-
-def state_dir(git_dir: Path) -> Path:
-    return git_dir / "reverie"
 
 
 def write_in_place(path: Path, data: bytes, *, pad: int = 256, truncate: bool = True) -> None:
@@ -134,71 +131,6 @@ def write_in_place(path: Path, data: bytes, *, pad: int = 256, truncate: bool = 
             os.ftruncate(fd, len(data))
     finally:
         os.close(fd)
-
-
-#: The record of tracked files a commit could not write (another program held them open for
-#: writing, or saves kept landing): one line "<left> <wanted> <path>" each — the blob id of the
-#: version the file was left at (what a save on top of it was made on), and of the version the
-#: commit put in HEAD ("-": none). Replaced atomically; absent when there is none. The next write
-#: settles each (``GitStore._commit_manual``): rolled forward, or merged with a save, instead of
-#: being committed back as a person's edit.
-LEFT_BUSY = "left-busy"
-
-LeftBusy = dict[str, tuple[ObjectID | None, ObjectID | None]]
-
-
-def read_left_busy(git_dir: Path) -> LeftBusy:
-    """The files the last commits left unwritten (``LEFT_BUSY``). A line that does not parse is
-    skipped with a warning (its file is then committed from disk, as before the record); the
-    others still hold, and the next rewrite of the record leaves the bad line out."""
-    path = state_dir(git_dir) / LEFT_BUSY
-    raw = read_bytes_or_none(path)
-    if raw is None:
-        return {}
-    out: LeftBusy = {}
-    bad = 0
-    for line in raw.split(b"\n"):
-        parsed = _left_busy_line(line) if line.strip() else None
-        if parsed is None:
-            bad += bool(line.strip())
-            continue
-        out[parsed[0]] = parsed[1]
-    if bad:
-        log.warning(
-            "%s does not parse in %d line(s); skipped (their files are committed as on disk)",
-            path,
-            bad,
-        )
-        if not out:
-            path.unlink(missing_ok=True)
-    return out
-
-
-def _left_busy_line(line: bytes) -> tuple[str, tuple[ObjectID | None, ObjectID | None]] | None:
-    """One ``LEFT_BUSY`` line as (path, (left, wanted)), or None when it does not parse."""
-    try:
-        left, wanted, rel = line.decode("utf-8").split(" ", 2)
-    except (UnicodeDecodeError, ValueError):
-        return None
-    ids = [None if x == "-" else ObjectID(x.encode("ascii", "replace")) for x in (left, wanted)]
-    if not rel or any(
-        x is not None and (len(x) != 40 or x.strip(b"0123456789abcdef")) for x in ids
-    ):
-        return None
-    return rel, (ids[0], ids[1])
-
-
-def write_left_busy(git_dir: Path, records: LeftBusy) -> None:
-    """Replace the ``LEFT_BUSY`` record (atomically; none left when ``records`` is empty)."""
-    path = state_dir(git_dir) / LEFT_BUSY
-    if not records:
-        path.unlink(missing_ok=True)
-        return
-    lines = (
-        f"{(left or b'-').decode()} {(wanted or b'-').decode()} {rel}\n"
-        for rel, (left, wanted) in sorted(records.items())
-    )
-    atomic_write(path, "".join(lines))
 
 
 def _record_left_busy(
