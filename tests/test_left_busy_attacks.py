@@ -135,3 +135,34 @@ def test_status_and_faults_name_a_file_still_left_unwritten(tmp_path, monkeypatc
         memory.write("memory/MEMORY.md", "# Notes\n- a note\n")
         assert not [p for p in memory.status().problems if p.startswith("USER.md")]
         assert not [f for f in memory.faults() if f.path == "USER.md"]
+
+
+def test_a_deletion_of_a_held_file_is_finished_by_the_next_write(tmp_path, monkeypatch):
+    """A restore that deletes a file (an archive file the undone run created) while another program
+    holds it open for writing: the file stays (deleting it would drop that program's next save into
+    a file no name reaches), and the deletion used to be recorded nowhere, so the next write
+    committed the file back as a person's ``manual`` edit, undoing the restore's deletion. It is
+    recorded like a write left undone, and the next write finishes it once the file is let go."""
+    monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
+    ws = tmp_path / "ws"
+    archive = "memory/archive/user.md"
+    with reverie.open(ws) as memory:
+        memory.remember("User: I live in Lisbon.")
+        memory.dream()
+        memory.remember("User: I moved to Porto.")
+        second = memory.dream().commit
+        assert second and (ws / archive).exists()
+        holder = open(ws / archive, "r+")  # noqa: SIM115 (held open across the restore on purpose)
+        try:
+            assert memory.restore(second).commit
+            assert memory.committed(archive) is None
+            assert (ws / archive).exists()
+            assert _record(ws).exists()
+            assert [f for f in memory.faults() if f.path == archive]
+        finally:
+            holder.close()
+        memory.write("memory/MEMORY.md", "# Notes\n- a note\n")
+        assert not (ws / archive).exists()
+        assert memory.committed(archive) is None
+        assert memory.log(limit=1)[0].files[0].path == "memory/MEMORY.md"
+        assert not _record(ws).exists()

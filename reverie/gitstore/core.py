@@ -450,8 +450,9 @@ class GitStore(NanobotGitAPI):
         """Finish the files earlier commits left unwritten (``writer.LEFT_BUSY``; the caller holds
         the writer lock), so the version left on disk is never committed back as a person's edit:
 
-        - still the version left (nobody wrote it since): rolled forward to HEAD's; when it is
-          still held open, the record stays and the file is not committed from disk;
+        - still the version left (nobody wrote it since): rolled forward to HEAD's (deleted, when
+          the commit deleted it); when it is still held open, the record stays and the file is
+          not committed from disk;
         - saved since (a real save on top of the version left): returned as (``merged``) the save
           with the commit's change three-way merged in (where they overlap, the save as it is),
           with (``saved_on``) the save each merge was made on, for a ``manual`` commit; the record
@@ -475,7 +476,7 @@ class GitStore(NanobotGitAPI):
         keep: dict[str, tuple[ObjectID | None, ObjectID | None]] = {}
         for path in known:
             left, wanted = records[path]
-            if wanted is None or ids[path] != wanted:
+            if ids[path] != wanted:
                 continue  # HEAD moved on for it: the record no longer says anything
             disk = self._disk([path])[path]
             disk_id = blob_id(disk) if disk is not None else None
@@ -486,7 +487,6 @@ class GitStore(NanobotGitAPI):
             except (KeyError, GitStoreError):
                 log.warning("%s: the version left on disk is not in the repo any more", path)
                 continue
-            assert ours is not None
             if disk_id == left:
                 log.info("%s: finishing the write left unwritten (rolled forward)", path)
                 after, written = write_tracked(where, path, ours)
@@ -499,8 +499,10 @@ class GitStore(NanobotGitAPI):
                 if seen is not None:
                     seen[path] = after
                 continue
-            if disk is None or base is None:
-                continue  # deleted, or created on top of nothing: the person's version as it is
+            if disk is None or base is None or ours is None:
+                # deleted, created on top of nothing, or saved on a file the commit deleted: the
+                # person's version as it is (a deletion never removes a save)
+                continue
             log.info("%s was saved on top of a version left unwritten; merging the two", path)
             merged[path] = merge_save(base, ours, disk, path)
             saved_on[path] = disk

@@ -218,7 +218,7 @@ def _write_keeping_saves(
     seen = read_seen(target)
     base = based_on[path] if path in based_on else seen.data
     if data is None:
-        return _delete_keeping_saves(target, path, base, seen), True
+        return _delete_keeping_saves(target, path, base, seen)
     # saves that came off the file in the instant between an exchange and its undoing, each with
     # the version the file showed then (what it was saved on top of): merged into the next round
     kept: list[Path] = []
@@ -266,19 +266,32 @@ def _warn_saved(path: str) -> None:
     )
 
 
-def _delete_keeping_saves(target: Path, path: str, base: bytes | None, seen: Seen) -> bytes | None:
+def _delete_keeping_saves(
+    target: Path, path: str, base: bytes | None, seen: Seen
+) -> tuple[bytes | None, bool]:
     """Delete ``target`` unless it holds a save Reverie never read (``base``: what it expected);
-    returns what is left (None: nothing)."""
+    returns what is left (None: nothing) and whether the deletion is done — False when the file
+    stays as it was (open for writing in another program, or saves kept landing): the caller
+    records it for the next write to finish (``LEFT_BUSY``). A save kept is done: a deletion never
+    removes a save."""
     for round_no in range(MAX_ROUNDS):
         seen = seen if round_no == 0 else read_seen(target)
         if seen.stamp is None:
-            return None
+            return None, True
         if seen.data not in (None, base):
             _warn_saved(path)
-            return seen.data
-        if remove_if_unchanged(target, seen):
-            return None
-    return read_bytes_or_none(target)
+            return seen.data, True
+        outcome = remove_if_unchanged(target, seen)
+        if outcome == "replaced":
+            return None, True
+        if outcome == "busy":
+            log.warning(
+                "%s is open for writing in another program; it is not deleted yet (the next write "
+                "finishes the deletion)",
+                path,
+            )
+            break
+    return read_bytes_or_none(target), False
 
 
 def _with_kept(
@@ -411,7 +424,7 @@ def transact(
                         f"({exc.strerror or exc}); it still holds the previous version until the "
                         "next write finishes the commit"
                     ) from exc
-                if not written and data is not None:
+                if not written:
                     left[path] = seen[path]
             update_index(git_dir, workspace, entries)
             if left:
