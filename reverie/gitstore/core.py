@@ -57,6 +57,7 @@ from .location import (
     TREE,
     RepoLocation,
     choose,
+    ensure_repo_id,
     expand_tracked,
     is_marked,
     is_tracked,
@@ -535,6 +536,10 @@ class GitStore(NanobotGitAPI):
             with Repo(str(loc.git_dir)) as repo:
                 mark_adopted(repo)
         state_dir(loc.git_dir).mkdir(exist_ok=True)
+        try:
+            ensure_repo_id(loc.git_dir)
+        except OSError as exc:
+            log.warning("the memory repo's identity could not be written (%s)", exc.strerror or exc)
         # A packing writes here; a copy that carries files only (an imported bundle) has no such
         # folder when its repo was never packed.
         (loc.git_dir / "objects" / "pack").mkdir(parents=True, exist_ok=True)
