@@ -166,3 +166,34 @@ def test_a_deletion_of_a_held_file_is_finished_by_the_next_write(tmp_path, monke
         assert memory.committed(archive) is None
         assert memory.log(limit=1)[0].files[0].path == "memory/MEMORY.md"
         assert not _record(ws).exists()
+
+
+def test_a_restore_planned_while_a_file_is_left_unwritten_keeps_what_it_does_not_undo(
+    tmp_path, monkeypatch
+):
+    """``Memory.restore()`` plans over the files as they are (bound to HEAD, changes since kept):
+    a file still left unwritten showed the version before the commits it missed, so the lines
+    those commits added read as a person's removal made since and were taken out by the restore
+    too — here a line written before the run the restore undoes."""
+    monkeypatch.setattr(fsutil, "SETTLE_SECONDS", 0.05)
+    ws = tmp_path / "ws"
+    with reverie.open(ws) as memory:
+        memory.remember("User: I live in Lisbon.")
+        memory.dream()
+        before = memory.read("USER.md")
+        holder = open(ws / "USER.md", "r+")  # noqa: SIM115 (held open across the commits on purpose)
+        try:
+            memory.write("USER.md", before + "- Likes tea\n", base=content_id(before))
+            memory.remember("User: my dog is called Rex.")
+            assert memory.dream().commit
+            assert (ws / "USER.md").read_text() == before
+        finally:
+            holder.close()
+        preview = memory.plan_restore()
+        removed = [ln for ln in preview.diff.splitlines() if ln.startswith("-") and "tea" in ln]
+        assert not removed
+        assert memory.restore().commit
+        text, committed = memory.read("USER.md"), memory.committed("USER.md") or ""
+        assert "Rex" not in committed
+        for kept in ("Likes tea", "Lisbon"):
+            assert kept in text and kept in committed

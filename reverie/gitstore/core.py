@@ -49,6 +49,7 @@ from .leftbusy import (
     LEFT_BUSY,
     UNWRITTEN,
     UNWRITTEN_REMEDY,
+    LeftBusy,
     left_unwritten,
     read_left_busy,
     write_left_busy,
@@ -466,29 +467,14 @@ class GitStore(NanobotGitAPI):
         records = read_left_busy(git_dir)
         if not records:
             return {}, {}, set()
-        store = repo.objects
-        tree = read_commit(store, head).tree if head else None
-        known = [p for p in records if p in self._paths or is_tracked(p, self.tracked)]
-        ids = read_blob_ids(store, tree, known) if tree else dict.fromkeys(known)
         where = getattr(self._write, "targets", None) or self.workspace
         seen = getattr(self._write, "seen", None)
         merged: dict[str, bytes | None] = {}
         saved_on: dict[str, bytes | None] = {}
         keep: dict[str, tuple[ObjectID | None, ObjectID | None]] = {}
-        for path in known:
+        for path, disk, ours, base in self._still_left(repo.objects, head, records):
             left, wanted = records[path]
-            if ids[path] != wanted:
-                continue  # HEAD moved on for it: the record no longer says anything
-            disk = self._disk([path])[path]
-            disk_id = blob_id(disk) if disk is not None else None
-            if disk_id == wanted:
-                continue
-            try:
-                ours, base = read_blob(store, wanted), read_blob(store, left)
-            except (KeyError, GitStoreError):
-                log.warning("%s: the version left on disk is not in the repo any more", path)
-                continue
-            if disk_id == left:
+            if disk == base:  # still the version left: nobody wrote it since
                 log.info("%s: finishing the write left unwritten (rolled forward)", path)
                 after, written = write_tracked(where, path, ours)
                 if not written:
@@ -509,6 +495,48 @@ class GitStore(NanobotGitAPI):
             saved_on[path] = disk
         _rewrite_left_busy(git_dir, {**keep, **{p: records[p] for p in merged}})
         return merged, saved_on, set(keep)
+
+    def _still_left(
+        self, store: ObjectReader, head: ObjectID | None, records: LeftBusy
+    ) -> Iterator[tuple[str, bytes | None, bytes | None, bytes | None]]:
+        """The recorded files a commit left unwritten that are still not HEAD's version, each as
+        (path, what is on disk, HEAD's version, the version left): a record whose file HEAD has
+        moved on for since (a restore, a git command), or that holds HEAD's version, says nothing
+        any more."""
+        known = [p for p in records if p in self._paths or is_tracked(p, self.tracked)]
+        if not known:
+            return
+        tree = read_commit(store, head).tree if head else None
+        ids = read_blob_ids(store, tree, known) if tree else dict.fromkeys(known)
+        for path in known:
+            left, wanted = records[path]
+            if ids[path] != wanted:
+                continue
+            disk = self._disk([path])[path]
+            if (blob_id(disk) if disk is not None else None) == wanted:
+                continue
+            try:
+                ours, base = read_blob(store, wanted), read_blob(store, left)
+            except (KeyError, GitStoreError):
+                log.warning("%s: the version left on disk is not in the repo any more", path)
+                continue
+            yield path, disk, ours, base
+
+    def _as_committed(
+        self, store: ObjectReader, head: ObjectID | None, paths: list[str]
+    ) -> dict[str, bytes | None]:
+        """The files as the next commit of the disk takes them, read only (for a plan of a restore
+        or revert): a file still left unwritten counts as HEAD's version, and a save made on top
+        of its version left as that save with HEAD's change merged in (``_settle_left_busy``)."""
+        now = self._disk(paths)
+        records = read_left_busy(self._ready().git_dir, drop=False)
+        wanted = {p: r for p, r in records.items() if p in now}
+        for path, disk, ours, base in self._still_left(store, head, wanted):
+            if disk == base:
+                now[path] = ours
+            elif disk is not None and base is not None and ours is not None:
+                now[path] = merge_save(base, ours, disk, path)
+        return now
 
     def _settled(self, merged: Mapping[str, bytes | None]) -> None:
         """Drop the ``LEFT_BUSY`` records of the files whose merge (``_settle_left_busy``) is now
@@ -722,7 +750,7 @@ class GitStore(NanobotGitAPI):
             commit = read_commit(store, queries.resolve(store, head, rev))
             base = head.decode() if head is not None else None
             plan, _notes = self._planned(store, head, rev, commit, only=only, base=base)
-        now = self._disk(list(plan))
+            now = self._as_committed(store, head, list(plan))
         changed = [path for path, data in plan.items() if now[path] != data]
         return base, "".join(text_diff(path, now[path], plan[path]) for path in changed), changed
 
@@ -739,9 +767,13 @@ class GitStore(NanobotGitAPI):
         """The files a restore (``only``: a revert) of ``commit`` writes, and a note for its commit.
         Without ``base``: planned over the files as they are. With it: planned over the files at
         ``base``, and that change (base → planned) applied over the files as they are now."""
+
+        def as_committed(paths: list[str]) -> dict[str, bytes | None]:
+            return self._as_committed(store, head, paths)
+
         if base is None or head is None:
             if only:
-                return self._revert_plan(store, commit, self._disk), ""
+                return self._revert_plan(store, commit, as_committed), ""
             return self._restore_plan(store, head, rev, commit), ""
         at = queries.resolve(store, head, base)
         tree = read_commit(store, at).tree
@@ -753,7 +785,7 @@ class GitStore(NanobotGitAPI):
             planned = self._revert_plan(store, commit, at_base)
         else:
             planned = self._restore_plan(store, at, rev, commit)  # a file added since: kept
-        before, now = at_base(list(planned)), self._disk(list(planned))
+        before, now = at_base(list(planned)), as_committed(list(planned))
         out = {
             path: _over(before[path], now[path], data, path, head) for path, data in planned.items()
         }
