@@ -85,3 +85,31 @@ def test_the_record_names_the_entry_at_the_cursor(tmp_path):
         entry = log.entry_at(int(trailers[tr.CURSOR]))
         assert entry is not None and entry.content == "User: my dog is called Rex."
         assert trailers[tr.LAST_ENTRY] == entry.digest()
+
+
+def test_entries_the_older_copy_shares_with_a_dreamed_batch_are_not_dreamed_again(tmp_path):
+    """The copy was taken with entries not yet dreamed (2, 3) that a run then consumed; two runs
+    later it is put back. Its 2 and 3 are the entries that run read (its ``Reverie-Last-Entry``
+    matches), so the cursor moves to 3: only what came after the copy is dreamed, once."""
+    ws = tmp_path / "ws"
+    backup = tmp_path / "backup"
+    with reverie.open(ws) as memory:
+        memory.remember("User: I live in Lisbon.")
+        memory.dream()
+        memory.remember("User: my dog is called Rex.")
+        memory.remember("User: I work as a nurse.")
+        shutil.copytree(ws / "memory", backup)  # 2 and 3 not dreamed yet
+        assert (memory.dream().first, memory.runtime.store.dream_cursor()) == (2, 3)
+        memory.remember("User: I play the cello.")
+        memory.remember("User: my sister is called Ana.")
+        memory.dream()  # cursor 5
+    # moved aside, not deleted: a file made anew with a freed inode number would carry Dream's
+    # read mark over (history.jsonl.dreamed) and requeue 2 and 3 (dreamed twice, never lost)
+    (ws / "memory").rename(tmp_path / "aside")
+    shutil.copytree(backup, ws / "memory")  # history ends at 3, .dream_cursor 1
+    with reverie.open(ws) as memory:
+        for line in ("I am allergic to peanuts.", "I drive a red car.", "I speak Greek."):
+            memory.remember("User: " + line)  # cursors 4, 5, 6: 5 at the last commit's cursor
+        result = memory.dream()
+        assert (result.first, result.last) == (4, 6)
+        assert "peanuts" in memory.read("USER.md")
