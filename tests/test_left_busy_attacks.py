@@ -185,3 +185,25 @@ def test_a_restore_planned_while_a_file_is_left_unwritten_keeps_what_it_does_not
     assert "Rex" not in committed
     for kept in ("Likes tea", "Lisbon"):
         assert kept in text and kept in committed
+
+
+def test_a_save_merged_while_the_file_is_still_held_is_finished_once_let_go(lisbon):
+    """A program that keeps the file open and saves through it now and then: its save on the version
+    left is merged with the commit's change and committed while it still holds the file, so the
+    merge is left unwritten in turn. The record of that (made by the merge's own commit) used to be
+    dropped with the settled one, and named the version left as HEAD's before the merge, not the
+    save on disk; the next write committed the save back over the committed line either way."""
+    memory, ws = lisbon
+    with _held(ws / "USER.md") as holder:
+        before = _add_tea(memory)
+        holder.write("- Plays chess\n" + before)
+        holder.flush()
+        memory.write("memory/MEMORY.md", NOTE)  # merges the save and tea; cannot write them
+        assert (ws / "USER.md").read_text() == "- Plays chess\n" + before
+        assert _record(ws).exists()
+    memory.write("memory/MEMORY.md", NOTE + "- another\n")
+    text, committed = memory.read("USER.md"), memory.committed("USER.md") or ""
+    for kept in ("Likes tea", "Plays chess", "Lisbon"):
+        assert kept in text and kept in committed
+    assert not _removals(memory)
+    assert not _record(ws).exists()

@@ -494,6 +494,7 @@ class GitStore(NanobotGitAPI):
             merged[path] = merge_save(base, ours, disk, path)
             saved_on[path] = disk
         _rewrite_left_busy(git_dir, {**keep, **{p: records[p] for p in merged}})
+        self._write.merging = {p: records[p] for p in merged}  # for ``_settled``
         return merged, saved_on, set(keep)
 
     def _still_left(
@@ -540,12 +541,16 @@ class GitStore(NanobotGitAPI):
 
     def _settled(self, merged: Mapping[str, bytes | None]) -> None:
         """Drop the ``LEFT_BUSY`` records of the files whose merge (``_settle_left_busy``) is now
-        committed."""
-        if not merged:
+        committed — each only while it is the record the merge settled: the merge's own commit,
+        when it could not write the file either, recorded it anew."""
+        merging: LeftBusy = getattr(self._write, "merging", {})
+        settled = {p: r for p, r in merging.items() if p in merged}
+        self._write.merging = {}
+        if not settled:
             return
         git_dir = self._ready().git_dir
         records = read_left_busy(git_dir)
-        _rewrite_left_busy(git_dir, {p: r for p, r in records.items() if p not in merged})
+        _rewrite_left_busy(git_dir, {p: r for p, r in records.items() if settled.get(p) != r})
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def ensure(self) -> None:

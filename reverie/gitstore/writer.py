@@ -44,7 +44,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -136,18 +136,19 @@ def write_in_place(path: Path, data: bytes, *, pad: int = 256, truncate: bool = 
 def _record_left_busy(
     git_dir: Path,
     left: Mapping[str, bytes | None],
-    before: Mapping[str, ObjectID | None],
     wanted: Mapping[str, ObjectID | None],
+    keep: Callable[[Blob], None],
 ) -> None:
-    """Record the files a commit could not write: ``left`` (path → what stayed on disk), ``before``
-    (path → its blob in the commit's parent), ``wanted`` (path → its blob in the commit). A file
-    still at the version an earlier record left keeps that record's ``left``."""
+    """Record the files a commit could not write: ``left`` (path → what stayed on disk: the version
+    a save on top of it is made on) and ``wanted`` (path → its blob in the commit). ``keep``
+    stores a version left that is in no commit (a save merged by the commit that could not write
+    it), for the next write to merge from."""
     records = read_left_busy(git_dir)
     for rel, disk in left.items():
-        prior = records.get(rel)
-        disk_id = blob_id(disk) if disk is not None else None
-        base = prior[0] if prior is not None and disk_id == prior[0] else before.get(rel)
-        records[rel] = (base, wanted.get(rel))
+        blob = Blob.from_string(disk) if disk is not None else None
+        if blob is not None:
+            keep(blob)
+        records[rel] = (blob.id if blob is not None else None, wanted.get(rel))
     write_left_busy(git_dir, records)
 
 
@@ -428,9 +429,13 @@ def transact(
                     left[path] = seen[path]
             update_index(git_dir, workspace, entries)
             if left:
-                parent = read_blob_ids(store, base_tree, left) if base_tree else {}
+
+                def keep(blob: Blob) -> None:
+                    write_loose(objects_dir, blob)
+                    store.remember(blob)
+
                 try:
-                    _record_left_busy(git_dir, left, parent, entries)
+                    _record_left_busy(git_dir, left, entries, keep)
                 except OSError as exc:
                     # the marker stays: the next write's recovery rolls the files forward
                     log.warning("%s not recorded as left unwritten (%s)", ", ".join(left), exc)
@@ -677,7 +682,8 @@ def recover_transaction(
                 after, written = write_tracked(workspace, path, read_blob(store, new_ids[path]))
                 if not written:
                     try:
-                        _record_left_busy(git_dir, {path: after}, old_ids, new_ids)
+                        # still the old version: in the old commit already
+                        _record_left_busy(git_dir, {path: after}, new_ids, lambda blob: None)
                     except OSError as exc:
                         log.warning("%s not recorded as left unwritten (%s)", path, exc)
             else:
