@@ -29,3 +29,26 @@ def test_the_day_heading_of_entries_a_restore_kept_is_put_back(tmp_path):
         assert text.endswith(kept)  # nothing else changed
         found = [p for p in memory.why("data engineer") if p.path == ARCHIVE]
         assert found and found[0].kind == "dream" and found[0].cursor_range == (3, 3)
+
+
+def test_dream_log_shows_the_last_run_not_an_archive_repair(tmp_path):
+    """A run with nothing to dream that only repaired an archive file commits the repair on its
+    own: ``/dream-log`` (and the Review page) used to show that repair as "the last Dream", while
+    ``/dream-restore`` would undo the run under it."""
+    from asyncio import run
+
+    from reverie.chat.commands import CommandRouter
+    from reverie.dream.archive import header
+
+    memory, _second, _head = _three_runs(tmp_path / "ws")
+    with memory:
+        last_run = memory.log(limit=1)[0]
+        path = tmp_path / "ws" / ARCHIVE
+        path.write_text(path.read_text().removeprefix(header("USER.md")), encoding="utf-8")
+        memory.runtime.git.commit("manual: header dropped", kind="manual")
+        assert memory.dream().status == "nothing-to-do"
+        assert "repair" in memory.log(limit=1)[0].subject
+        found = memory.last_dream_commit()
+        assert found is not None and found.sha == last_run.sha
+        reply = run(CommandRouter(memory.runtime).handle("/dream-log"))
+        assert f"`{last_run.sha[:8]}`" in reply and "repair" not in reply.split("\n")[0]
