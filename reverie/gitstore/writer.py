@@ -661,6 +661,11 @@ def recover_transaction(
             if old
             else dict.fromkeys(paths)
         )
+        objects_dir = Path(store.path)
+
+        def keep(blob: Blob) -> None:
+            write_loose(objects_dir, blob)
+
         for path in paths:
             try:
                 disk_path = workspace.resolve(path)
@@ -682,8 +687,7 @@ def recover_transaction(
                 after, written = write_tracked(workspace, path, read_blob(store, new_ids[path]))
                 if not written:
                     try:
-                        # still the old version: in the old commit already
-                        _record_left_busy(git_dir, {path: after}, new_ids, lambda blob: None)
+                        _record_left_busy(git_dir, {path: after}, new_ids, keep)
                     except OSError as exc:
                         log.warning("%s not recorded as left unwritten (%s)", path, exc)
             else:
