@@ -73,11 +73,12 @@ CONFIG_KEY = b"memoryrepo"
 
 
 def read_repo_id(git_dir: Path | str) -> str | None:
-    """The repo's identity token (``REPO_ID``); None when it has none yet or it is unreadable."""
+    """The repo's identity token (``REPO_ID``); None when it has none yet. ``OSError`` when it
+    cannot be read now (too many open files, a permission): nothing to compare."""
     try:
         with open(os.path.join(git_dir, REPO_ID), encoding="ascii", errors="replace") as f:
             return f.read(64).strip() or None
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
 
 

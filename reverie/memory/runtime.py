@@ -88,7 +88,10 @@ class Identity:
         git_dir = os.path.join(self.root, self.repo[0])
         if _stamp(git_dir) != self.repo[1]:
             self._moved("its memory repo", during=during)
-        token = read_repo_id(git_dir)
+        try:
+            token = read_repo_id(git_dir)
+        except OSError:
+            return  # unreadable right now: the stamps above are all there is to compare
         if self.token is None:
             self.token = token  # a repo older than its token gets one at its first write
         elif token != self.token:
@@ -106,7 +109,10 @@ class Identity:
             found = _stamp(os.path.join(self.root, name))
             if found is not None:
                 self.repo = (name, found)
-                self.token = read_repo_id(os.path.join(self.root, name))
+                try:
+                    self.token = read_repo_id(os.path.join(self.root, name))
+                except OSError:
+                    self.token = None  # taken at the next check that can read it
                 return
 
     def _moved(self, what: str = "it", *, during: bool = False) -> None:
