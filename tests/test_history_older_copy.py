@@ -113,3 +113,32 @@ def test_entries_the_older_copy_shares_with_a_dreamed_batch_are_not_dreamed_agai
         result = memory.dream()
         assert (result.first, result.last) == (4, 6)
         assert "peanuts" in memory.read("USER.md")
+
+
+def test_an_older_copy_written_in_place_is_not_dreamed_twice(tmp_path):
+    """The same copy put back in place (a sync client rewriting each file: history.jsonl keeps its
+    inode), Dream's read mark from the copy (``.reverie/history.jsonl.dreamed``) is still trusted
+    and sat before 2 and 3; once the cursor moved past them they read as appended late and were
+    requeued, dreamed a second time. The mark now moves with the cursor."""
+    ws = tmp_path / "ws"
+    backup = tmp_path / "backup"
+    with reverie.open(ws) as memory:
+        memory.remember("User: I live in Lisbon.")
+        memory.dream()
+        memory.remember("User: my dog is called Rex.")
+        memory.remember("User: I work as a nurse.")
+        shutil.copytree(ws / "memory", backup)
+        memory.dream()  # 2-3
+        memory.remember("User: I play the cello.")
+        memory.remember("User: my sister is called Ana.")
+        memory.dream()  # 4-5
+    for saved in backup.rglob("*"):
+        if saved.is_file():
+            (ws / "memory" / saved.relative_to(backup)).write_bytes(saved.read_bytes())
+    with reverie.open(ws) as memory:
+        for line in ("I am allergic to peanuts.", "I drive a red car.", "I speak Greek."):
+            memory.remember("User: " + line)
+        result = memory.dream()
+        assert (result.first, result.last) == (4, 6)
+        log = HistoryLog(ws / "memory" / "history.jsonl", ws / "memory" / ".cursor")
+        assert not [e for e in log.read_since(0) if "requeued_from" in e.extra]

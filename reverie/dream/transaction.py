@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
+from ..errors import HistoryError
 from ..gitstore import trailers as tr
 from ..gitstore.merge import merge3
 from ..gitstore.types import FileChange
@@ -174,6 +175,15 @@ def _holds(store: WorkspaceStore, cursor: int, digest: str | None) -> bool:
     return digest is None or _last_entry_trailer(store, cursor).get(tr.LAST_ENTRY) == digest
 
 
+def _mark_read_through(store: WorkspaceStore, cursor: int) -> None:
+    """Dream's read mark moved past ``cursor`` (``HistoryLog.mark_read_through``); a failure only
+    means the lines up to it may be dreamed twice, never lost."""
+    try:
+        store.history.mark_read_through(cursor)
+    except HistoryError as exc:
+        log.warning("dream: %s; the entries up to %d may be dreamed twice", exc, cursor)
+
+
 def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
     """Bring ``.dream_cursor`` up to what was durably done; returns the cursor. A corrupt file gets
     back the value Reverie last wrote (``MemoryStore.settle_dream_cursor``), never one guessed from
@@ -221,6 +231,8 @@ def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
                     "entry the history log holds",
                     target,
                 )
+        if target != cursor:
+            _mark_read_through(store, target)
     # requeued, done or replayed ones are settled
     letters = set_aside(deadletter_path(store.workspace.memory_dir))
     if letters and letters[-1].first <= target + 1 < letters[-1].last + 1:

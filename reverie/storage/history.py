@@ -696,9 +696,43 @@ class HistoryLog:
             return None
         return offset
 
-    def _write_mark(self, fd: int) -> None:
+    def mark_read_through(self, cursor: int) -> None:
+        """Move Dream's read mark past the line whose cursor is ``cursor`` when it is behind it:
+        the Dream cursor moved past lines the last read of this log never reached (Dream's
+        reconcile following a commit that consumed them from an older copy of the log, put back
+        in place), so they are not requeued as appended late and dreamed twice."""
+        with self.locked():
+            try:
+                fd = open_regular(self.path, os.O_RDONLY)
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                raise HistoryError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+            try:
+                mark = self._read_mark(fd)
+                if mark is None:
+                    return  # no trusted mark: only lines out of order are requeued
+                at = mark
+                for raw, terminated in iter_lines(fd, mark, os.fstat(fd).st_size):
+                    if raw is None or not terminated:
+                        return  # an offset past a line too long to read is not known
+                    at += len(raw) + 1
+                    try:
+                        found = cursor_of(raw)
+                    except BadLine:
+                        continue
+                    if found == cursor:
+                        self._write_mark(fd, at)
+                        return
+            except OSError as exc:
+                raise HistoryError(f"cannot mark {self.path}: {exc.strerror or exc}") from exc
+            finally:
+                os.close(fd)
+
+    def _write_mark(self, fd: int, offset: int | None = None) -> None:
         st = os.fstat(fd)
-        data = f"{st.st_ino} {st.st_size} {_guard(fd, st.st_size).hex()}\n"
+        end = st.st_size if offset is None else offset
+        data = f"{st.st_ino} {end} {_guard(fd, end).hex()}\n"
         self.dreamed_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.dreamed_path, data, fsync=self.fsync)
 
