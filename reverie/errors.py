@@ -79,8 +79,38 @@ __all__ = [
 ]
 
 
+#: The longest word (a run without white space: a quoted argument, a path) an error's message
+#: quotes whole, and the longest message; past them, the middle is cut (``shorten_message``).
+MAX_QUOTED = 200
+MAX_MESSAGE = 1200
+
+
+def shorten_message(message: str) -> str:
+    """``message`` with each word longer than ``MAX_QUOTED`` characters cut in its middle, then the
+    whole cut in its middle when still longer than ``MAX_MESSAGE``: an error quoting a 4 KB
+    argument stays a line a person reads, naming the argument by its start, its end and its
+    length. Every ``ReverieError`` passes its message through here (the one place)."""
+    if len(message) <= MAX_QUOTED:
+        return message
+    words = message.split(" ")
+    cut = [w if len(w) <= MAX_QUOTED else _cut(w, MAX_QUOTED) for w in words]
+    out = " ".join(cut)
+    return out if len(out) <= MAX_MESSAGE else _cut(out, MAX_MESSAGE)
+
+
+def _cut(text: str, keep: int) -> str:
+    head, tail = keep * 2 // 3, keep // 6
+    return f"{text[:head]}…[{len(text) - head - tail} characters cut]…{text[-tail:]}"
+
+
 class ReverieError(Exception):
-    """Base of every error Reverie raises deliberately."""
+    """Base of every error Reverie raises deliberately. A message is kept readable whatever it
+    quotes (``shorten_message``)."""
+
+    def __init__(self, *args: object) -> None:
+        if args and isinstance(args[0], str):
+            args = (shorten_message(args[0]), *args[1:])
+        super().__init__(*args)
 
 
 class ConfigError(ReverieError):

@@ -41,12 +41,14 @@ __all__ = [
     "parse_entry",
     "append_entries",
     "header",
+    "with_opening",
     "SEPARATOR",
 ]
 
 SEPARATOR = " · "
 _NAMES = {SOUL: "soul.md", USER: "user.md", MEMORY: "memory.md"}
 _DAY = re.compile(r"^## (\d{4}-\d{2}-\d{2})\s*$")
+_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 
 
 def archive_path(source: str) -> str:
@@ -100,6 +102,28 @@ def header(source: str) -> str:
         f"# Archive: {source}\n\nLines Dream moved out of {source}, under the day they left. "
         "Each ends with why and when.\n"
     )
+
+
+def with_opening(text: str, source: str) -> str:
+    """``text`` (an archive file that lost its opening: a restore's merge kept later entries of a
+    file it otherwise undid, or a hand edit) with the header put back on top and, when its first
+    entry now sits under no day heading, that entry's day heading (the first date its entry line
+    names) put back above it; nothing else changes. Text that starts with the header, or is blank,
+    is returned as it is."""
+    if not text.strip() or text.lstrip().startswith("# Archive:"):
+        return text
+    if text.lstrip("\n").startswith("### "):
+        day = next(
+            (m.group(1) for line in text.splitlines() if (m := _DATE.search(_note(line)))), None
+        )
+        if day is not None:
+            text = f"## {day}\n" + ("" if text.startswith("\n") else "\n") + text
+    return header(source) + "\n" + text
+
+
+def _note(line: str) -> str:
+    parsed = parse_entry(line)
+    return parsed[1] if parsed else ""
 
 
 def _title(entry: str) -> str:

@@ -11,7 +11,7 @@ was written to disk alone and left uncommitted when the run had nothing to do):
 - **invalid UTF-8**: the original bytes are set apart as ``<file>.damaged-<UTC stamp>`` (fsynced
   first), then the file is rewritten with each invalid byte as U+FFFD;
 - **a missing header** (text that does not start with ``# Archive:``): the header is put back on
-  top;
+  top, and the day heading above a first entry left under none (``archive.with_opening``);
 - **a directory (or another non-file) in the file's place**: it is moved aside to
   ``<file>.damaged-<stamp>`` with everything in it, and the file comes back with its text as last
   committed (at HEAD, or as the last commit that had it, should a commit made meanwhile have
@@ -35,7 +35,7 @@ from pathlib import Path
 from ..errors import ReverieError
 from ..storage.fsutil import atomic_write, fsync_dir
 from ..storage.workspace import MEMORY_FILES, Workspace
-from .archive import archive_path, header
+from .archive import archive_path, with_opening
 
 __all__ = ["REPAIR_MODEL", "ArchiveFiles", "read_archives"]
 
@@ -117,22 +117,18 @@ def _read_one(
                 f"{rel} had invalid UTF-8: the original bytes are set apart in "
                 f"{_rel(workspace, aside)}; the file keeps its text with U+FFFD for each bad byte"
             )
-            save(rel, _with_header(text, source), None, note)
+            save(rel, with_opening(text, source), None, note)
             _note(notes, note)
-        return _with_header(text, source)
+        return with_opening(text, source)
     if text.strip() and not text.lstrip().startswith("# Archive:"):
-        read, text = text, _with_header(text, source)
+        read, text = text, with_opening(text, source)
         if save is not None:
             note = f"{rel} had lost its header: put back on top, nothing else changed"
+            if text.count("\n## ") > read.count("\n## "):
+                note = f"{rel} had lost its header and day heading: put back, nothing else changed"
             save(rel, text, read, note)
             _note(notes, note)
     return text
-
-
-def _with_header(text: str, source: str) -> str:
-    if not text.strip() or text.lstrip().startswith("# Archive:"):
-        return text
-    return header(source) + "\n" + text
 
 
 def _set_apart(path: Path, data: bytes | None = None) -> Path:

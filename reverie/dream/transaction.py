@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
+from ..errors import HistoryError
 from ..gitstore import trailers as tr
 from ..gitstore.merge import merge3
 from ..gitstore.types import FileChange
@@ -133,9 +134,10 @@ def commit_run(
     GitStore merges again, under its writer lock, over anything another writer committed since (the
     one writer protocol: ``GitStore.commit``'s ``base``)."""
     fault("before-commit")
+    trailers = {**trailers, **_last_entry_trailer(store, last)}
     with section if section is not None else nullcontext():
         sha = (
-            git.commit(message, kind="dream", trailers=dict(trailers), files=dict(files), base=base)
+            git.commit(message, kind="dream", trailers=trailers, files=dict(files), base=base)
             if files
             else None
         )
@@ -145,34 +147,71 @@ def commit_run(
     return sha
 
 
-def _head_dream_cursor(git: GitStore) -> int | None:
-    """The ``Reverie-Cursor`` of the newest dream commit near the tip, looking past other commits (a
-    person's edit, an approved SOUL.md change, a purge) but not past a restore or revert: those set
-    the cursor themselves (``--replay`` rewinds it on purpose), so they win."""
+def _last_entry_trailer(store: WorkspaceStore, cursor: int) -> dict[str, str]:
+    """``Reverie-Last-Entry``: the digest of the entry at ``cursor`` (none when the log has no
+    entry there: a gap, or nothing dreamed yet)."""
+    entry = store.history.entry_at(cursor)
+    return {tr.LAST_ENTRY: entry.digest()} if entry is not None else {}
+
+
+def _dream_cursors(git: GitStore) -> list[tuple[int, str | None]]:
+    """The ``Reverie-Cursor`` and ``Reverie-Last-Entry`` (None for a commit written before it) of
+    the dream commits near the tip, newest first, looking past other commits (a person's edit, an
+    approved SOUL.md change, a purge, an archive file's repair, which consumed no history) but not
+    past a restore or revert: those set the cursor themselves (``--replay`` rewinds it on
+    purpose), so they win."""
+    out: list[tuple[int, str | None]] = []
     for info in git.log(limit=10):
-        if info.kind == "dream":
-            return tr.parse_cursor_value(info.trailers.get(tr.CURSOR))
         if info.kind in ("restore", "revert"):
-            return None
-    return None
+            break
+        cursor = tr.parse_cursor_value(info.trailers.get(tr.CURSOR))
+        if info.kind == "dream" and cursor is not None:
+            out.append((cursor, info.trailers.get(tr.LAST_ENTRY)))
+    return out
+
+
+def _holds(store: WorkspaceStore, cursor: int, digest: str | None) -> bool:
+    """Whether the log holds the entry a dream commit consumed last (no record: trusted)."""
+    return digest is None or _last_entry_trailer(store, cursor).get(tr.LAST_ENTRY) == digest
+
+
+def _mark_read_through(store: WorkspaceStore, cursor: int) -> None:
+    """Dream's read mark moved past ``cursor`` (``HistoryLog.mark_read_through``); a failure only
+    means the lines up to it may be dreamed twice, never lost."""
+    try:
+        store.history.mark_read_through(cursor)
+    except HistoryError as exc:
+        log.warning("dream: %s; the entries up to %d may be dreamed twice", exc, cursor)
 
 
 def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
     """Bring ``.dream_cursor`` up to what was durably done; returns the cursor. A corrupt file gets
     back the value Reverie last wrote (``MemoryStore.settle_dream_cursor``), never one guessed from
-    git."""
+    git. A dream commit whose last entry the log does not hold (``Reverie-Last-Entry``: memory/
+    put back from an older copy, its cursors since run on to other entries) is not followed; the
+    newest older one whose entry it holds is."""
     cursor = store.settle_dream_cursor()
     target = cursor
-    head = _head_dream_cursor(git)
-    if head is not None and head > target:
+    ahead = [(c, d) for c, d in _dream_cursors(git) if c > cursor]
+    if ahead:
+        head, digest = ahead[0]
         last = store.last_cursor()
-        # that commit consumed a history this log is not (history.jsonl replaced or lost)
         if head > last:
+            # that commit consumed a history this log is not (history.jsonl replaced or lost)
             log.warning(
                 "dream: the last dream commit consumed history up to %d, but the history log ends "
                 "at %d; not advancing .dream_cursor (%d) past entries that were never processed",
                 head,
                 last,
+                cursor,
+            )
+        elif not _holds(store, head, digest):
+            log.warning(
+                "dream: the last dream commit consumed history up to %d, but the entry at %d is "
+                "not the one it read (history.jsonl replaced by another copy); not advancing "
+                ".dream_cursor (%d) past it: the entries after it are dreamed",
+                head,
+                head,
                 cursor,
             )
         else:
@@ -183,6 +222,17 @@ def reconcile(store: WorkspaceStore, git: GitStore, attempts: Attempts) -> int:
                 cursor,
             )
             target = head
+        if target == cursor:
+            older = (c for c, d in ahead[1:] if d is not None and c <= last and _holds(store, c, d))
+            target = next(older, cursor)
+            if target != cursor:
+                log.warning(
+                    "dream: advancing .dream_cursor to %d, the newest dream commit whose last "
+                    "entry the history log holds",
+                    target,
+                )
+        if target != cursor:
+            _mark_read_through(store, target)
     # requeued, done or replayed ones are settled
     letters = set_aside(deadletter_path(store.workspace.memory_dir))
     if letters and letters[-1].first <= target + 1 < letters[-1].last + 1:

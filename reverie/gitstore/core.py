@@ -45,10 +45,20 @@ from . import queries
 from .blame import provenance, trace_lines
 from .catalog import LogFilter, catalog_for, query
 from .diffing import file_changes, stat_body, text_diff
+from .leftbusy import (
+    LEFT_BUSY,
+    UNWRITTEN,
+    UNWRITTEN_REMEDY,
+    LeftBusy,
+    left_unwritten,
+    read_left_busy,
+    write_left_busy,
+)
 from .location import (
     TREE,
     RepoLocation,
     choose,
+    ensure_repo_id,
     expand_tracked,
     is_marked,
     is_tracked,
@@ -94,11 +104,9 @@ from .writer import (
     ResolvedPaths,
     clean_temp_files,
     merge_save,
-    read_left_busy,
     recover_transaction,
     state_dir,
     transact,
-    write_left_busy,
     write_tracked,
 )
 
@@ -423,6 +431,7 @@ class GitStore(NanobotGitAPI):
             return head
         subject = "manual: edit of " + ", ".join(dirty)
         sha, _ = self._commit_locked(repo, ref, head, dirty, subject, "manual", saved_on=saved_on)
+        self._settled(merged)
         return sha or head
 
     def _on_disk(
@@ -443,11 +452,14 @@ class GitStore(NanobotGitAPI):
         """Finish the files earlier commits left unwritten (``writer.LEFT_BUSY``; the caller holds
         the writer lock), so the version left on disk is never committed back as a person's edit:
 
-        - still the version left (nobody wrote it since): rolled forward to HEAD's; when it is
-          still held open, the record stays and the file is not committed from disk;
+        - still the version left (nobody wrote it since): rolled forward to HEAD's (deleted, when
+          the commit deleted it); when it is still held open, the record stays and the file is
+          not committed from disk;
         - saved since (a real save on top of the version left): returned as (``merged``) the save
           with the commit's change three-way merged in (where they overlap, the save as it is),
-          with (``saved_on``) the save each merge was made on, for a ``manual`` commit;
+          with (``saved_on``) the save each merge was made on, for a ``manual`` commit; the record
+          stays until that commit is made (``_settled``), so a commit that fails or is killed
+          leaves the merge to the next write instead of the save committed over the change;
         - HEAD changed for the file since (a restore, a git command) or it already holds HEAD's
           version: the record is dropped.
         Returns (merged, saved_on, paths still left unwritten)."""
@@ -455,30 +467,14 @@ class GitStore(NanobotGitAPI):
         records = read_left_busy(git_dir)
         if not records:
             return {}, {}, set()
-        store = repo.objects
-        tree = read_commit(store, head).tree if head else None
-        known = [p for p in records if p in self._paths or is_tracked(p, self.tracked)]
-        ids = read_blob_ids(store, tree, known) if tree else dict.fromkeys(known)
         where = getattr(self._write, "targets", None) or self.workspace
         seen = getattr(self._write, "seen", None)
         merged: dict[str, bytes | None] = {}
         saved_on: dict[str, bytes | None] = {}
         keep: dict[str, tuple[ObjectID | None, ObjectID | None]] = {}
-        for path in known:
+        for path, disk, ours, base in self._still_left(repo.objects, head, records):
             left, wanted = records[path]
-            if wanted is None or ids[path] != wanted:
-                continue  # HEAD moved on for it: the record no longer says anything
-            disk = self._disk([path])[path]
-            disk_id = blob_id(disk) if disk is not None else None
-            if disk_id == wanted:
-                continue
-            try:
-                ours, base = read_blob(store, wanted), read_blob(store, left)
-            except (KeyError, GitStoreError):
-                log.warning("%s: the version left on disk is not in the repo any more", path)
-                continue
-            assert ours is not None
-            if disk_id == left:
+            if disk == base:  # still the version left: nobody wrote it since
                 log.info("%s: finishing the write left unwritten (rolled forward)", path)
                 after, written = write_tracked(where, path, ours)
                 if not written:
@@ -490,13 +486,71 @@ class GitStore(NanobotGitAPI):
                 if seen is not None:
                     seen[path] = after
                 continue
-            if disk is None or base is None:
-                continue  # deleted, or created on top of nothing: the person's version as it is
+            if disk is None or base is None or ours is None:
+                # deleted, created on top of nothing, or saved on a file the commit deleted: the
+                # person's version as it is (a deletion never removes a save)
+                continue
             log.info("%s was saved on top of a version left unwritten; merging the two", path)
             merged[path] = merge_save(base, ours, disk, path)
             saved_on[path] = disk
-        write_left_busy(git_dir, keep)
+        _rewrite_left_busy(git_dir, {**keep, **{p: records[p] for p in merged}})
+        self._write.merging = {p: records[p] for p in merged}  # for ``_settled``
         return merged, saved_on, set(keep)
+
+    def _still_left(
+        self, store: ObjectReader, head: ObjectID | None, records: LeftBusy
+    ) -> Iterator[tuple[str, bytes | None, bytes | None, bytes | None]]:
+        """The recorded files a commit left unwritten that are still not HEAD's version, each as
+        (path, what is on disk, HEAD's version, the version left): a record whose file HEAD has
+        moved on for since (a restore, a git command), or that holds HEAD's version, says nothing
+        any more."""
+        known = [p for p in records if p in self._paths or is_tracked(p, self.tracked)]
+        if not known:
+            return
+        tree = read_commit(store, head).tree if head else None
+        ids = read_blob_ids(store, tree, known) if tree else dict.fromkeys(known)
+        for path in known:
+            left, wanted = records[path]
+            if ids[path] != wanted:
+                continue
+            disk = self._disk([path])[path]
+            if (blob_id(disk) if disk is not None else None) == wanted:
+                continue
+            try:
+                ours, base = read_blob(store, wanted), read_blob(store, left)
+            except (KeyError, GitStoreError):
+                log.warning("%s: the version left on disk is not in the repo any more", path)
+                continue
+            yield path, disk, ours, base
+
+    def _as_committed(
+        self, store: ObjectReader, head: ObjectID | None, paths: list[str]
+    ) -> dict[str, bytes | None]:
+        """The files as the next commit of the disk takes them, read only (for a plan of a restore
+        or revert): a file still left unwritten counts as HEAD's version, and a save made on top
+        of its version left as that save with HEAD's change merged in (``_settle_left_busy``)."""
+        now = self._disk(paths)
+        records = read_left_busy(self._ready().git_dir, drop=False)
+        wanted = {p: r for p, r in records.items() if p in now}
+        for path, disk, ours, base in self._still_left(store, head, wanted):
+            if disk == base:
+                now[path] = ours
+            elif disk is not None and base is not None and ours is not None:
+                now[path] = merge_save(base, ours, disk, path)
+        return now
+
+    def _settled(self, merged: Mapping[str, bytes | None]) -> None:
+        """Drop the ``LEFT_BUSY`` records of the files whose merge (``_settle_left_busy``) is now
+        committed — each only while it is the record the merge settled: the merge's own commit,
+        when it could not write the file either, recorded it anew."""
+        merging: LeftBusy = getattr(self._write, "merging", {})
+        settled = {p: r for p, r in merging.items() if p in merged}
+        self._write.merging = {}
+        if not settled:
+            return
+        git_dir = self._ready().git_dir
+        records = read_left_busy(git_dir)
+        _rewrite_left_busy(git_dir, {p: r for p, r in records.items() if settled.get(p) != r})
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def ensure(self) -> None:
@@ -515,6 +569,10 @@ class GitStore(NanobotGitAPI):
             with Repo(str(loc.git_dir)) as repo:
                 mark_adopted(repo)
         state_dir(loc.git_dir).mkdir(exist_ok=True)
+        try:
+            ensure_repo_id(loc.git_dir)
+        except OSError as exc:
+            log.warning("the memory repo's identity could not be written (%s)", exc.strerror or exc)
         # A packing writes here; a copy that carries files only (an imported bundle) has no such
         # folder when its repo was never packed.
         (loc.git_dir / "objects" / "pack").mkdir(parents=True, exist_ok=True)
@@ -589,6 +647,7 @@ class GitStore(NanobotGitAPI):
                 sha, _ = self._commit_locked(
                     repo, ref, head, disk, subject, kind, trailers, notes, saved_on=saved_on
                 )
+                self._settled(merged)
                 return sha.decode() if sha else None
             changes: dict[str, bytes | None] = {}
             for path, text in files.items():
@@ -696,7 +755,7 @@ class GitStore(NanobotGitAPI):
             commit = read_commit(store, queries.resolve(store, head, rev))
             base = head.decode() if head is not None else None
             plan, _notes = self._planned(store, head, rev, commit, only=only, base=base)
-        now = self._disk(list(plan))
+            now = self._as_committed(store, head, list(plan))
         changed = [path for path, data in plan.items() if now[path] != data]
         return base, "".join(text_diff(path, now[path], plan[path]) for path in changed), changed
 
@@ -713,9 +772,13 @@ class GitStore(NanobotGitAPI):
         """The files a restore (``only``: a revert) of ``commit`` writes, and a note for its commit.
         Without ``base``: planned over the files as they are. With it: planned over the files at
         ``base``, and that change (base → planned) applied over the files as they are now."""
+
+        def as_committed(paths: list[str]) -> dict[str, bytes | None]:
+            return self._as_committed(store, head, paths)
+
         if base is None or head is None:
             if only:
-                return self._revert_plan(store, commit, self._disk), ""
+                return self._revert_plan(store, commit, as_committed), ""
             return self._restore_plan(store, head, rev, commit), ""
         at = queries.resolve(store, head, base)
         tree = read_commit(store, at).tree
@@ -727,7 +790,7 @@ class GitStore(NanobotGitAPI):
             planned = self._revert_plan(store, commit, at_base)
         else:
             planned = self._restore_plan(store, at, rev, commit)  # a file added since: kept
-        before, now = at_base(list(planned)), self._disk(list(planned))
+        before, now = at_base(list(planned)), as_committed(list(planned))
         out = {
             path: _over(before[path], now[path], data, path, head) for path, data in planned.items()
         }
@@ -973,7 +1036,9 @@ class GitStore(NanobotGitAPI):
         git_dir = self._ready().git_dir
         where = _shown_path(git_dir, self.workspace.root)
         fsck = f"to look first: `git --git-dir={git_dir} fsck`"
-        out: list[RepoProblem] = []
+        out: list[RepoProblem] = [
+            RepoProblem(rel, UNWRITTEN, UNWRITTEN_REMEDY) for rel in left_unwritten(git_dir)
+        ]
         lost = lost_head_branch(git_dir)
         if lost is not None:
             out.append(
@@ -1087,3 +1152,17 @@ def _over(
             lines=exc.lines,
         ) from None
     return None if planned is None and merged == "" else merged.encode("utf-8", "surrogateescape")
+
+
+def _rewrite_left_busy(
+    git_dir: Path, records: Mapping[str, tuple[ObjectID | None, ObjectID | None]]
+) -> None:
+    """``write_left_busy``, a failure (a full disk) logged: the record as it was stays, and each of
+    its lines still says something true (a file rolled forward, merged or moved on in HEAD since is
+    told apart by the next write), so the write goes on."""
+    try:
+        write_left_busy(git_dir, dict(records))
+    except OSError as exc:
+        log.warning(
+            "%s not updated (%s); the next write settles it", LEFT_BUSY, exc.strerror or exc
+        )

@@ -23,6 +23,9 @@ key                                    value
 ``Reverie-Cursor``                     the last history cursor the commit's Dream run consumed (a
                                        non-negative integer)
 ``Reverie-Batch``                      ``<first>-<last>``: the history cursors the run read
+``Reverie-Last-Entry``                 on a ``dream`` commit: the digest of the history entry at
+                                       its ``Reverie-Cursor`` (``HistoryEntry.digest``), so a log
+                                       replaced by an older copy is told from the one it consumed
 ``Reverie-Model``                      model name
 ``Reverie-Tokens``                     total tokens
 ``Reverie-Cost``                       USD as a decimal
@@ -51,6 +54,7 @@ __all__ = [
     "KIND",
     "CURSOR",
     "BATCH",
+    "LAST_ENTRY",
     "MODEL",
     "TOKENS",
     "COST",
@@ -74,6 +78,7 @@ __all__ = [
 KIND = "Reverie-Kind"
 CURSOR = "Reverie-Cursor"
 BATCH = "Reverie-Batch"
+LAST_ENTRY = "Reverie-Last-Entry"
 MODEL = "Reverie-Model"
 TOKENS = "Reverie-Tokens"
 COST = "Reverie-Cost"

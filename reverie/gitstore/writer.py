@@ -44,7 +44,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -62,7 +62,6 @@ from dulwich.refs import Ref
 from ..errors import GitStoreError, MergeConflictError, WorkspaceError
 from ..storage.fsutil import (
     Seen,
-    atomic_write,
     held_open,
     open_regular,
     read_bytes_or_none,
@@ -72,6 +71,7 @@ from ..storage.fsutil import (
 )
 from ..storage.signals import deferred_signals
 from ..storage.workspace import Workspace
+from .leftbusy import LEFT_BUSY, read_left_busy, state_dir, write_left_busy
 from .merge import merge3
 from .objects import (
     FILE_MODE,
@@ -103,16 +103,13 @@ __all__ = [
     "ResolvedPaths",
     "merge_save",
     "write_tracked",
+    "LEFT_BUSY",
     "read_left_busy",
     "write_left_busy",
 ]
 
 #: The intent marker's file name (on disk since the first writers: kept).
 INTENT_MARKER = "pending"
-
-
-def state_dir(git_dir: Path) -> Path:
-    return git_dir / "reverie"
 
 
 def write_in_place(path: Path, data: bytes, *, pad: int = 256, truncate: bool = True) -> None:
@@ -136,67 +133,22 @@ def write_in_place(path: Path, data: bytes, *, pad: int = 256, truncate: bool = 
         os.close(fd)
 
 
-#: The record of tracked files a commit could not write (another program held them open for
-#: writing, or saves kept landing): one line "<left> <wanted> <path>" each — the blob id of the
-#: version the file was left at (what a save on top of it was made on), and of the version the
-#: commit put in HEAD ("-": none). Replaced atomically; absent when there is none. The next write
-#: settles each (``GitStore._commit_manual``): rolled forward, or merged with a save, instead of
-#: being committed back as a person's edit.
-LEFT_BUSY = "left-busy"
-
-LeftBusy = dict[str, tuple[ObjectID | None, ObjectID | None]]
-
-
-def read_left_busy(git_dir: Path) -> LeftBusy:
-    """The files the last commits left unwritten (``LEFT_BUSY``); a record that does not parse is
-    dropped with a warning (its files are then committed from disk, as before the record)."""
-    path = state_dir(git_dir) / LEFT_BUSY
-    raw = read_bytes_or_none(path)
-    if raw is None:
-        return {}
-    out: LeftBusy = {}
-    try:
-        for line in raw.decode("utf-8").splitlines():
-            left, wanted, rel = line.split(" ", 2)
-            ids = [None if x == "-" else ObjectID(x.encode("ascii")) for x in (left, wanted)]
-            if any(x is not None and (len(x) != 40 or x.strip(b"0123456789abcdef")) for x in ids):
-                raise ValueError(line)
-            out[rel] = (ids[0], ids[1])
-    except (UnicodeDecodeError, ValueError):
-        log.warning("%s does not parse; dropped (its files are committed as on disk)", path)
-        path.unlink(missing_ok=True)
-        return {}
-    return out
-
-
-def write_left_busy(git_dir: Path, records: LeftBusy) -> None:
-    """Replace the ``LEFT_BUSY`` record (atomically; none left when ``records`` is empty)."""
-    path = state_dir(git_dir) / LEFT_BUSY
-    if not records:
-        path.unlink(missing_ok=True)
-        return
-    lines = (
-        f"{(left or b'-').decode()} {(wanted or b'-').decode()} {rel}\n"
-        for rel, (left, wanted) in sorted(records.items())
-    )
-    atomic_write(path, "".join(lines))
-
-
 def _record_left_busy(
     git_dir: Path,
     left: Mapping[str, bytes | None],
-    before: Mapping[str, ObjectID | None],
     wanted: Mapping[str, ObjectID | None],
+    keep: Callable[[Blob], None],
 ) -> None:
-    """Record the files a commit could not write: ``left`` (path → what stayed on disk), ``before``
-    (path → its blob in the commit's parent), ``wanted`` (path → its blob in the commit). A file
-    still at the version an earlier record left keeps that record's ``left``."""
+    """Record the files a commit could not write: ``left`` (path → what stayed on disk: the version
+    a save on top of it is made on) and ``wanted`` (path → its blob in the commit). ``keep``
+    stores a version left that is in no commit (a save merged by the commit that could not write
+    it), for the next write to merge from."""
     records = read_left_busy(git_dir)
     for rel, disk in left.items():
-        prior = records.get(rel)
-        disk_id = blob_id(disk) if disk is not None else None
-        base = prior[0] if prior is not None and disk_id == prior[0] else before.get(rel)
-        records[rel] = (base, wanted.get(rel))
+        blob = Blob.from_string(disk) if disk is not None else None
+        if blob is not None:
+            keep(blob)
+        records[rel] = (blob.id if blob is not None else None, wanted.get(rel))
     write_left_busy(git_dir, records)
 
 
@@ -267,7 +219,7 @@ def _write_keeping_saves(
     seen = read_seen(target)
     base = based_on[path] if path in based_on else seen.data
     if data is None:
-        return _delete_keeping_saves(target, path, base, seen), True
+        return _delete_keeping_saves(target, path, base, seen)
     # saves that came off the file in the instant between an exchange and its undoing, each with
     # the version the file showed then (what it was saved on top of): merged into the next round
     kept: list[Path] = []
@@ -315,19 +267,32 @@ def _warn_saved(path: str) -> None:
     )
 
 
-def _delete_keeping_saves(target: Path, path: str, base: bytes | None, seen: Seen) -> bytes | None:
+def _delete_keeping_saves(
+    target: Path, path: str, base: bytes | None, seen: Seen
+) -> tuple[bytes | None, bool]:
     """Delete ``target`` unless it holds a save Reverie never read (``base``: what it expected);
-    returns what is left (None: nothing)."""
+    returns what is left (None: nothing) and whether the deletion is done — False when the file
+    stays as it was (open for writing in another program, or saves kept landing): the caller
+    records it for the next write to finish (``LEFT_BUSY``). A save kept is done: a deletion never
+    removes a save."""
     for round_no in range(MAX_ROUNDS):
         seen = seen if round_no == 0 else read_seen(target)
         if seen.stamp is None:
-            return None
+            return None, True
         if seen.data not in (None, base):
             _warn_saved(path)
-            return seen.data
-        if remove_if_unchanged(target, seen):
-            return None
-    return read_bytes_or_none(target)
+            return seen.data, True
+        outcome = remove_if_unchanged(target, seen)
+        if outcome == "replaced":
+            return None, True
+        if outcome == "busy":
+            log.warning(
+                "%s is open for writing in another program; it is not deleted yet (the next write "
+                "finishes the deletion)",
+                path,
+            )
+            break
+    return read_bytes_or_none(target), False
 
 
 def _with_kept(
@@ -460,13 +425,17 @@ def transact(
                         f"({exc.strerror or exc}); it still holds the previous version until the "
                         "next write finishes the commit"
                     ) from exc
-                if not written and data is not None:
+                if not written:
                     left[path] = seen[path]
             update_index(git_dir, workspace, entries)
             if left:
-                parent = read_blob_ids(store, base_tree, left) if base_tree else {}
+
+                def keep(blob: Blob) -> None:
+                    write_loose(objects_dir, blob)
+                    store.remember(blob)
+
                 try:
-                    _record_left_busy(git_dir, left, parent, entries)
+                    _record_left_busy(git_dir, left, entries, keep)
                 except OSError as exc:
                     # the marker stays: the next write's recovery rolls the files forward
                     log.warning("%s not recorded as left unwritten (%s)", ", ".join(left), exc)
@@ -692,6 +661,11 @@ def recover_transaction(
             if old
             else dict.fromkeys(paths)
         )
+        objects_dir = Path(store.path)
+
+        def keep(blob: Blob) -> None:
+            write_loose(objects_dir, blob)
+
         for path in paths:
             try:
                 disk_path = workspace.resolve(path)
@@ -713,7 +687,7 @@ def recover_transaction(
                 after, written = write_tracked(workspace, path, read_blob(store, new_ids[path]))
                 if not written:
                     try:
-                        _record_left_busy(git_dir, {path: after}, old_ids, new_ids)
+                        _record_left_busy(git_dir, {path: after}, new_ids, keep)
                     except OSError as exc:
                         log.warning("%s not recorded as left unwritten (%s)", path, exc)
             else:

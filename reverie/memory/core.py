@@ -660,6 +660,17 @@ class Memory(MemoryVerbs):
 
     alog = twin(log)
 
+    def last_dream_commit(self) -> CommitInfo | None:
+        """The newest Dream run's commit (an archive file's repair, a commit of its own but not a
+        run, aside), or None before the first run: what ``/dream-log`` and the Review page show,
+        and what ``restore()`` undoes when nothing undid it since."""
+        for info in self.runtime.git.log(limit=_UNDO_WINDOW, kind="dream"):
+            if not _is_repair(info):
+                return info
+        return None
+
+    alast_dream_commit = twin(last_dream_commit)
+
     def show(self, sha: str) -> CommitDetail:
         """One version: its commit (what changed and why) and its diff."""
         return self.runtime.git.show(sha)
@@ -738,12 +749,11 @@ class Memory(MemoryVerbs):
         """``sha``, or the newest Dream commit (at ``head`` when given, else at HEAD now)."""
         if sha is not None:
             return sha
-        from ..dream.archive_files import REPAIR_MODEL
         from ..gitstore import trailers
 
         undone: dict[str, str] = {}  # a commit an undo since names -> that undo
         for info in self.runtime.git.log(limit=_UNDO_WINDOW, start=head):
-            if info.kind == "dream" and info.trailers.get(trailers.MODEL) == REPAIR_MODEL:
+            if _is_repair(info):
                 continue  # an archive file's repair, not a run
             if info.kind == "dream":
                 if undone:  # a restore to before it (or older), or a revert of it, came since
@@ -1038,3 +1048,12 @@ def _filters(
         "until": until,
     }
     return SearchFilters.from_mapping({k: v for k, v in given.items() if v is not None})
+
+
+def _is_repair(info: CommitInfo) -> bool:
+    """Whether ``info`` is an archive file's repair (``dream.archive_files``), a ``dream`` commit
+    that is not a run."""
+    from ..dream.archive_files import REPAIR_MODEL
+    from ..gitstore import trailers
+
+    return info.kind == "dream" and info.trailers.get(trailers.MODEL) == REPAIR_MODEL

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
+from ..gitstore.location import read_repo_id
 from ..storage.workspace import Workspace
 
 _log = logging.getLogger(__name__)
@@ -61,12 +62,15 @@ class Identity:
     there, another memory repo in it) is ``WorkspaceMovedError``, so a verb never splits the
     memory in two places by creating a fresh workspace at the old path."""
 
-    __slots__ = ("root", "folder", "repo")
+    __slots__ = ("root", "folder", "repo", "token")
 
     def __init__(self, root: str) -> None:
         self.root = root
         self.folder: tuple[int, int] | None = None
         self.repo: tuple[str, tuple[int, int]] | None = None
+        #: the repo's identity token (``gitstore.location.REPO_ID``; None until it has one): a
+        #: workspace made anew at the path can reuse both inode numbers, never the token
+        self.token: str | None = None
         self.check()
 
     def check(self, *, during: bool = False) -> None:
@@ -80,7 +84,17 @@ class Identity:
             self._moved(during=during)
         if self.repo is None:
             self._find_repo()
-        elif _stamp(os.path.join(self.root, self.repo[0])) != self.repo[1]:
+            return
+        git_dir = os.path.join(self.root, self.repo[0])
+        if _stamp(git_dir) != self.repo[1]:
+            self._moved("its memory repo", during=during)
+        try:
+            token = read_repo_id(git_dir)
+        except OSError:
+            return  # unreadable right now: the stamps above are all there is to compare
+        if self.token is None:
+            self.token = token  # a repo older than its token gets one at its first write
+        elif token != self.token:
             self._moved("its memory repo", during=during)
 
     def settle(self) -> None:
@@ -95,6 +109,10 @@ class Identity:
             found = _stamp(os.path.join(self.root, name))
             if found is not None:
                 self.repo = (name, found)
+                try:
+                    self.token = read_repo_id(os.path.join(self.root, name))
+                except OSError:
+                    self.token = None  # taken at the next check that can read it
                 return
 
     def _moved(self, what: str = "it", *, during: bool = False) -> None:

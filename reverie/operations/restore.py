@@ -44,7 +44,8 @@ def restore_memory(
 
     Undoing a rejection of a SOUL.md proposal (a ``reject`` commit) puts the proposal back on
     Review; undoing that undo rejects it again (``reverie.operations.approve``)."""
-    undone = git.log(limit=1, start=rev)[0] if rev else None
+    found = git.log(limit=1, start=rev) if rev else []
+    undone = found[0] if found else None  # none: no repo yet (restore says so)
     if undone is not None and _rejection(git, undone) is not None:
         return _undo_rejection(store, git, undone, only=only, base=base)
     with dream_run_lock(store.workspace.state_dir, "restore", timeout):

@@ -436,25 +436,27 @@ def _put_back(displaced: Path, path: Path, ours: bytes, kept: list[Path] | None)
         log.warning("%s: a version of it saved in the same instant is kept in %s", path, displaced)
 
 
-def remove_if_unchanged(path: Path, seen: Seen) -> bool:
-    """Remove ``path`` if it is still the file ``seen`` describes: True when removed (or already
-    gone). False when it changed since: it stays (put back when the change landed between the
-    check and the removal)."""
+def remove_if_unchanged(path: Path, seen: Seen) -> Outcome:
+    """Remove ``path`` if it is still the file ``seen`` describes: ``"replaced"`` when removed (or
+    already gone). ``"changed"`` when it changed since, ``"busy"`` when a program still had it open
+    for writing after ``SETTLE_SECONDS`` (its next save would land in a file no name reaches): it
+    stays in both (put back when the change landed between the check and the removal)."""
     path = Path(path)
     if _stamp_of(path) != seen.stamp:
-        return False
+        return "changed"
     aside = path.parent / f".{path.name}.swap-{os.getpid()}-{secrets.token_hex(4)}"
     try:
         os.rename(path, aside)
     except FileNotFoundError:
-        return True
-    if _compare(aside, seen) == "replaced":
+        return "replaced"
+    found = _compare(aside, seen)
+    if found == "replaced":
         fsync_dir(path.parent)
         aside.unlink(missing_ok=True)
-        return True
+        return found
     if not _create(aside, path):
         log.warning("%s: an earlier version of it is kept in %s", path, aside)
-    return False
+    return found
 
 
 def _lease(fd: int, timeout: float) -> bool | None:

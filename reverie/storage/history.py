@@ -219,6 +219,13 @@ class HistoryEntry:
         """The entry as one ``\\n``-terminated line."""
         return orjson.dumps(self.to_dict()) + b"\n"
 
+    def digest(self) -> str:
+        """16 hex digits naming this entry (cursor, timestamp, content, session key): a record that
+        names the entry Dream last consumed (``reverie.dream.transaction``) tells the same log from
+        an older copy of it whose cursors ran on to other entries."""
+        fields = [self.cursor, self.timestamp, self.content, self.session_key]
+        return hashlib.sha256(orjson.dumps(fields)).hexdigest()[:16]
+
     @classmethod
     def from_json(cls, raw: bytes) -> HistoryEntry:
         """Parse one line (without or with its newline); raises ``BadLine`` naming what is wrong."""
@@ -689,9 +696,43 @@ class HistoryLog:
             return None
         return offset
 
-    def _write_mark(self, fd: int) -> None:
+    def mark_read_through(self, cursor: int) -> None:
+        """Move Dream's read mark past the line whose cursor is ``cursor`` when it is behind it:
+        the Dream cursor moved past lines the last read of this log never reached (Dream's
+        reconcile following a commit that consumed them from an older copy of the log, put back
+        in place), so they are not requeued as appended late and dreamed twice."""
+        with self.locked():
+            try:
+                fd = open_regular(self.path, os.O_RDONLY)
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                raise HistoryError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
+            try:
+                mark = self._read_mark(fd)
+                if mark is None:
+                    return  # no trusted mark: only lines out of order are requeued
+                at = mark
+                for raw, terminated in iter_lines(fd, mark, os.fstat(fd).st_size):
+                    if raw is None or not terminated:
+                        return  # an offset past a line too long to read is not known
+                    at += len(raw) + 1
+                    try:
+                        found = cursor_of(raw)
+                    except BadLine:
+                        continue
+                    if found == cursor:
+                        self._write_mark(fd, at)
+                        return
+            except OSError as exc:
+                raise HistoryError(f"cannot mark {self.path}: {exc.strerror or exc}") from exc
+            finally:
+                os.close(fd)
+
+    def _write_mark(self, fd: int, offset: int | None = None) -> None:
         st = os.fstat(fd)
-        data = f"{st.st_ino} {st.st_size} {_guard(fd, st.st_size).hex()}\n"
+        end = st.st_size if offset is None else offset
+        data = f"{st.st_ino} {end} {_guard(fd, end).hex()}\n"
         self.dreamed_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.dreamed_path, data, fsync=self.fsync)
 
@@ -774,6 +815,11 @@ class HistoryLog:
                 except CursorError:
                     pass
         return max(hints)
+
+    def entry_at(self, cursor: int) -> HistoryEntry | None:
+        """The entry whose cursor is ``cursor``, or None when the log has none."""
+        found = self.read_since(cursor - 1, limit=1) if cursor > 0 else []
+        return found[0] if found and found[0].cursor == cursor else None
 
     def read_since(
         self, cursor: int = 0, limit: int | None = None, *, end: int | None = None

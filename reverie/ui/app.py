@@ -708,7 +708,7 @@ class UI(Pages):
             change, unreadable = None, str(exc)
         status, last_dream, aside, queued, rejected = await asyncio.gather(
             self.attempt(request, self.memory.astatus(), None),
-            self.attempt(request, self.memory.alog(limit=1, kind="dream"), []),
+            self.attempt(request, self.memory.alast_dream_commit(), None),
             self.attempt(request, self.memory.aset_aside(), []),
             self.attempt(request, self.memory.aqueued(), []),
             self.attempt(request, self.memory.alog(limit=5, kind="reject"), []),
@@ -724,7 +724,7 @@ class UI(Pages):
             queued=queued,
             rejected=rejected,
             status=status,
-            last_commit=last_dream[0] if last_dream else None,
+            last_commit=last_dream,
             active="review",
         )
 

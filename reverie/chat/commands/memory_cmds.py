@@ -48,8 +48,8 @@ async def dream_log(inv: Invocation) -> str:
     try:
         if inv.args:
             return commit_detail(memory.show(inv.args[0]))
-        latest = memory.log(limit=1, kind="dream")
-        text = commit_detail(memory.show(latest[0].sha)) if latest else "Dream has not run yet."
+        latest = memory.last_dream_commit()
+        text = commit_detail(memory.show(latest.sha)) if latest else "Dream has not run yet."
         pending = memory.pending_soul()
         return text + (
             "\n\n" + pending_soul(pending) if pending is not None and not pending.applied else ""
