@@ -14,10 +14,10 @@ import pytest
 import reverie
 from reverie import content_id
 from reverie.errors import ReverieError
-from reverie.gitstore import leftbusy, writer
+from reverie.gitstore import writer
 from reverie.gitstore.location import choose
 from reverie.gitstore.writer import LEFT_BUSY, state_dir
-from reverie.storage import fsutil
+from reverie.storage import fsutil, repostate
 
 
 def _record(ws):
@@ -116,7 +116,7 @@ def test_a_full_disk_when_the_record_is_rewritten_does_not_stop_the_write(lisbon
     with _held(ws / "USER.md"):
         _add_tea(memory)
         with monkeypatch.context() as m:
-            m.setattr(leftbusy, "atomic_write", _full_disk)
+            m.setattr(repostate, "atomic_write", _full_disk)
             memory.write("memory/MEMORY.md", NOTE)
         assert "a note" in (memory.committed("memory/MEMORY.md") or "")
         assert _record(ws).exists()

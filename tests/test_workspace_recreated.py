@@ -2,7 +2,7 @@
 others) hand a freed inode out again at once, so the new folder and its new memory repo can have
 the very device and inode numbers the open ``Memory`` recorded, and the moved-workspace check
 (hostile7: ``WorkspaceMovedError`` around every verb) passed — the verb wrote into the other
-workspace. Each memory repo now carries an identity token (``gitstore.location.REPO_ID``) that a
+workspace. Each memory repo now carries an identity token (``storage.repostate.REPO_ID``) that a
 repo made anew never shares."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import pytest
 
 import reverie
 from reverie.errors import WorkspaceMovedError
-from reverie.gitstore.location import REPO_ID, choose
+from reverie.gitstore.location import choose
+from reverie.storage.repostate import REPO_ID
 
 
 def _made_anew_in_place(ws, tmp_path):

@@ -40,25 +40,25 @@ from ..errors import EditConflictError, GitStoreError, MergeConflictError
 from ..storage.config import GitConfig
 from ..storage.fsutil import read_bytes_or_none
 from ..storage.locking import exclusive
+from ..storage.repostate import (
+    LEFT_BUSY,
+    UNWRITTEN,
+    UNWRITTEN_REMEDY,
+    LeftBusy,
+    ensure_repo_id,
+    left_unwritten,
+    read_left_busy,
+    write_left_busy,
+)
 from ..storage.workspace import Workspace, check_relative
 from . import queries
 from .blame import provenance, trace_lines
 from .catalog import LogFilter, catalog_for, query
 from .diffing import file_changes, stat_body, text_diff
-from .leftbusy import (
-    LEFT_BUSY,
-    UNWRITTEN,
-    UNWRITTEN_REMEDY,
-    LeftBusy,
-    left_unwritten,
-    read_left_busy,
-    write_left_busy,
-)
 from .location import (
     TREE,
     RepoLocation,
     choose,
-    ensure_repo_id,
     expand_tracked,
     is_marked,
     is_tracked,

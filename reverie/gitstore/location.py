@@ -31,11 +31,9 @@ import fnmatch
 import logging
 import os
 import re
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..storage.fsutil import atomic_write
 from ..storage.topics import walk_tree
 from .trailers import KIND, parse_trailers
 
@@ -55,37 +53,13 @@ __all__ = [
     "TREE",
     "GITIGNORE_MARK",
     "SEPARATE_DIR",
-    "REPO_ID",
-    "read_repo_id",
-    "ensure_repo_id",
 ]
 
 SEPARATE_DIR = ".reverie-git"
-#: A memory repo's identity, inside its git dir: a random token written once (``ensure_repo_id``).
-#: A workspace deleted and made anew at the same path can get the same inode numbers (ext4 reuses
-#: a freed inode at once); its new repo never has the same token, so ``Memory``'s moved-workspace
-#: check (``reverie.memory.runtime.Identity``) tells the two apart.
-REPO_ID = "reverie/id"
 GITIGNORE_MARK = "# Managed by Reverie"
 NANOBOT_ROOT_SUBJECT = "init: nanobot memory store"
 CONFIG_SECTION = b"reverie"
 CONFIG_KEY = b"memoryrepo"
-
-
-def read_repo_id(git_dir: Path | str) -> str | None:
-    """The repo's identity token (``REPO_ID``); None when it has none yet. ``OSError`` when it
-    cannot be read now (too many open files, a permission): nothing to compare."""
-    try:
-        with open(os.path.join(git_dir, REPO_ID), encoding="ascii", errors="replace") as f:
-            return f.read(64).strip() or None
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-
-
-def ensure_repo_id(git_dir: Path) -> None:
-    """Give the repo its identity token when it has none (under the writer's start-up)."""
-    if read_repo_id(git_dir) is None:
-        atomic_write(git_dir / REPO_ID, secrets.token_hex(16) + "\n")
 
 
 @dataclass(frozen=True)

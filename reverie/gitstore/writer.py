@@ -69,9 +69,9 @@ from ..storage.fsutil import (
     remove_if_unchanged,
     replace_if_unchanged,
 )
+from ..storage.repostate import LEFT_BUSY, read_left_busy, state_dir, write_left_busy
 from ..storage.signals import deferred_signals
 from ..storage.workspace import Workspace
-from .leftbusy import LEFT_BUSY, read_left_busy, state_dir, write_left_busy
 from .merge import merge3
 from .objects import (
     FILE_MODE,

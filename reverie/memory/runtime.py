@@ -21,8 +21,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-from ..gitstore.location import read_repo_id
-from ..storage.workspace import Workspace
+from ..storage.repostate import read_repo_id
+from ..storage.workspace import REPO_DIRS, Workspace
 
 _log = logging.getLogger(__name__)
 
@@ -42,7 +42,6 @@ __all__ = ["Runtime", "Identity"]
 S = TypeVar("S")
 
 #: Where a workspace's memory repo lives (``reverie.gitstore.location``: a separate git dir first).
-_REPO_DIRS = (".reverie-git", ".git")
 
 
 def _stamp(path: str) -> tuple[int, int] | None:
@@ -56,7 +55,7 @@ def _stamp(path: str) -> tuple[int, int] | None:
 
 class Identity:
     """Which workspace a ``Runtime`` opened: its folder's device and inode, and its memory repo's
-    (which of ``_REPO_DIRS``, its device and inode), each recorded when first seen (at open, or
+    (which of ``REPO_DIRS``, its device and inode), each recorded when first seen (at open, or
     after the write that created it). ``check`` compares them with what the path holds now, with a
     stat or two and no write: a folder deleted, renamed or replaced (another workspace moved
     there, another memory repo in it) is ``WorkspaceMovedError``, so a verb never splits the
@@ -68,7 +67,7 @@ class Identity:
         self.root = root
         self.folder: tuple[int, int] | None = None
         self.repo: tuple[str, tuple[int, int]] | None = None
-        #: the repo's identity token (``gitstore.location.REPO_ID``; None until it has one): a
+        #: the repo's identity token (``storage.repostate.REPO_ID``; None until it has one): a
         #: workspace made anew at the path can reuse both inode numbers, never the token
         self.token: str | None = None
         self.check()
@@ -105,7 +104,7 @@ class Identity:
         self.check(during=True)
 
     def _find_repo(self) -> None:
-        for name in _REPO_DIRS:
+        for name in REPO_DIRS:
             found = _stamp(os.path.join(self.root, name))
             if found is not None:
                 self.repo = (name, found)

@@ -9,13 +9,12 @@ from ..dream.deadletter import deadletter_path, queued, set_aside
 from ..dream.proposal import load_proposal
 from ..dream.records import DeadLetterRecord, OutageRecord, RejectionRecord, RunRecord, summarize
 from ..errors import CursorError, WorkspaceError
-from ..gitstore.leftbusy import UNWRITTEN, UNWRITTEN_REMEDY, left_unwritten
-from ..gitstore.location import choose
 from ..llm.replylog import summarize_replies
 from ..storage.configdata import OFFLINE_MODEL
+from ..storage.repostate import UNWRITTEN, UNWRITTEN_REMEDY, left_unwritten
 from ..storage.scopes import SCOPE_FILE
 from ..storage.store import WorkspaceStore
-from ..storage.workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, SOUL, USER
+from ..storage.workspace import ARCHIVE_DIR, MEMORY, MEMORY_FILES, REPO_DIRS, SOUL, USER
 
 __all__ = ["StatusReport", "PendingSoulSummary", "collect_status", "describe_model"]
 
@@ -95,8 +94,9 @@ def collect_status(store: WorkspaceStore) -> StatusReport:
     files = {rel: len(ws.read(rel)) for rel in MEMORY_FILES}
     missing = [rel for rel in MEMORY_FILES if not ws.resolve(rel).exists()]
     pending_soul = _pending_soul(store, problems)
-    git_dir = choose(ws.root).git_dir
-    problems += [f"{rel}: {UNWRITTEN}; {UNWRITTEN_REMEDY}" for rel in left_unwritten(git_dir)]
+    git_dir = next((d for d in (ws.root / n for n in REPO_DIRS) if d.is_dir()), None)
+    unwritten = left_unwritten(git_dir) if git_dir is not None else []
+    problems += [f"{rel}: {UNWRITTEN}; {UNWRITTEN_REMEDY}" for rel in unwritten]
     cfg = store.settings  # no pydantic import when no key is set
     letters = deadletter_path(ws.memory_dir)
     dream_summary = summarize(ws.state_dir, set_aside(letters))

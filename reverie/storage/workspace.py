@@ -56,6 +56,9 @@ DATED_MEMORY_GLOB = "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md"
 #: Dream's curated archive (reverie.dream.archive): lines moved out of the prompt files, one file
 #: per source file.
 ARCHIVE_DIR = "memory/archive"
+#: Where a workspace's memory repo can be, in the order ``gitstore.location.choose`` tries them
+#: (a separate git dir first): a reader that must not load git looks here.
+REPO_DIRS = (".reverie-git", ".git")
 ARCHIVE_GLOB = f"{ARCHIVE_DIR}/*.md"
 #: Topic files (reverie.storage.topics): any other memory an agent keeps by name, at any depth under
 #: memory/topics/, versioned as a tree (``**``: every file but hidden ones).

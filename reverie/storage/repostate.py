@@ -1,6 +1,9 @@
-"""The record of tracked files a commit left unwritten: ``<git dir>/reverie/left-busy``. This
-docstring is the format's spec; the module imports no dulwich, so ``reverie status`` reads it
-without loading git.
+"""Reverie's own state in a memory repo's git dir (``<git dir>/reverie/``) that readers below git
+need: the repo's identity token (``REPO_ID``) and the record of tracked files a commit left
+unwritten (``LEFT_BUSY``). The module imports no dulwich and nothing of ``gitstore``, so ``reverie
+status`` and ``Memory``'s moved-workspace check read them without loading git.
+
+The left-busy record, ``<git dir>/reverie/left-busy`` (this is its spec):
 
 One line per file, ``<left> <wanted> <path>``: the blob id of the version the file was left at (what
 a save on top of it was made on), and of the version the commit put in HEAD (``-``: none). Replaced
@@ -13,15 +16,20 @@ being committed back as a person's edit.
 from __future__ import annotations
 
 import logging
+import os
+import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from ..storage.fsutil import atomic_write, read_bytes_or_none
+from .fsutil import atomic_write, read_bytes_or_none
 
 if TYPE_CHECKING:
     from dulwich.objects import ObjectID
 
 __all__ = [
+    "REPO_ID",
+    "read_repo_id",
+    "ensure_repo_id",
     "LEFT_BUSY",
     "LeftBusy",
     "state_dir",
@@ -33,6 +41,29 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: A memory repo's identity, inside its git dir: a random token written once (``ensure_repo_id``).
+#: A workspace deleted and made anew at the same path can get the same inode numbers (ext4 reuses
+#: a freed inode at once); its new repo never has the same token, so ``Memory``'s moved-workspace
+#: check (``reverie.memory.runtime.Identity``) tells the two apart.
+REPO_ID = "reverie/id"
+
+
+def read_repo_id(git_dir: Path | str) -> str | None:
+    """The repo's identity token (``REPO_ID``); None when it has none yet. ``OSError`` when it
+    cannot be read now (too many open files, a permission): nothing to compare."""
+    try:
+        with open(os.path.join(git_dir, REPO_ID), encoding="ascii", errors="replace") as f:
+            return f.read(64).strip() or None
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def ensure_repo_id(git_dir: Path) -> None:
+    """Give the repo its identity token when it has none (under the writer's start-up)."""
+    if read_repo_id(git_dir) is None:
+        atomic_write(git_dir / REPO_ID, secrets.token_hex(16) + "\n")
+
 
 LEFT_BUSY = "left-busy"
 #: A file still left unwritten, as a problem says it (``GitStore.problems``, ``reverie status``).
