@@ -154,31 +154,6 @@ def pytest_configure(config: pytest.Config) -> None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    if getattr(config, "workerinput", {}).get("workerid", "gw0") != "gw0":
-        _rewrite_from_the_end(config)
-
-
-def _rewrite_from_the_end(config: pytest.Config) -> None:
-    """An xdist worker but the first: rewrite the test modules' asserts into pytest's cache from the
-    last module back, until one is found cached, before collecting. Every worker collects every
-    module in the same order, so on a fresh checkout (no cache) each rewrote all ~240 of them, the
-    same work twice (18 s of a worker's 40 s of collection CPU): now the first worker rewrites from
-    the first module on, this one from the last, they meet and find the rest cached. The cache is
-    the one pytest writes and reads (``_pytest.assertion.rewrite``: the same file, the same atomic
-    write); on a checkout whose cache is current this reads the last module's only."""
-    try:
-        from _pytest.assertion import rewrite
-
-        state = config.stash[rewrite.assertstate_key]
-        for path in sorted(Path(__file__).parent.glob("test_*.py"), reverse=True):
-            pyc = rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)
-            if rewrite._read_pyc(path, pyc, state.trace) is not None:
-                return  # cached: by the first worker, or by an earlier run
-            rewrite.try_makedirs(pyc.parent)
-            source_hash, code = rewrite._rewrite_test(path, config)
-            rewrite._write_pyc(state, code, source_hash, pyc)
-    except (ImportError, AttributeError, KeyError, TypeError, SyntaxError, OSError):
-        return  # another pytest, or a module collection will report: collect as is
 
 
 @pytest.hookimpl(optionalhook=True)
