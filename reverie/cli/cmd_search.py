@@ -26,7 +26,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with open_memory(args) as memory:
+    with open_memory(args, existing=True) as memory:
         hits = memory.recall(
             " ".join(args.query),
             limit=args.k,

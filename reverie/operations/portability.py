@@ -366,8 +366,8 @@ def check_target(ws: Workspace, replace: bool) -> None:
         raise WorkspaceError(f"{ws.root} exists and is not a directory")
     if not replace and not _is_empty(ws.root):
         raise WorkspaceError(
-            f"{ws.root} is not empty: import into an empty directory, or replace it (the current "
-            "contents are moved aside, not deleted)"
+            f"{ws.root} is not empty: import into an empty directory, or replace it with "
+            "--replace (replace=True in Python; the current contents are moved aside, not deleted)"
         )
 
 

@@ -1,0 +1,119 @@
+"""The mistakes a newcomer makes at the command line, each answered with one line that says what to
+do: a workspace that does not exist (a typo in ``-w``, ``reverie init`` not run yet), an extra that
+is not installed, a command given without its argument, an import into a folder that is in use."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+
+import pytest
+from support.cli import invoke
+
+# Commands that read or change a workspace's memory: on a folder that does not exist, each says so
+# and names `reverie init`, and creates nothing there (`dream` said "nothing-to-do", `approve`
+# and `reject` made `memory/` in the mistyped folder).
+ON_A_WORKSPACE = [
+    ["dream"],
+    ["approve"],
+    ["reject"],
+    ["requeue"],
+    ["consolidate"],
+    ["search", "Lisbon"],
+    ["index"],
+]
+
+
+@pytest.mark.parametrize("command", ON_A_WORKSPACE, ids=" ".join)
+def test_a_missing_workspace_is_named_with_the_command_that_creates_it(tmp_path, command):
+    missing = tmp_path / "reverie-tutorail"  # a typo
+    done = invoke("-w", missing, *command)
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"reverie: error: no workspace at {missing} (create one with `reverie init`)\n"
+    )
+    assert done.stdout == ""
+    assert not missing.exists()
+
+
+def test_commands_on_an_existing_workspace_still_run(tmp_path):
+    ws = tmp_path / "ws"
+    assert invoke("-w", ws, "init").returncode == 0
+    for command in ON_A_WORKSPACE:
+        done = invoke("-w", ws, *command)
+        assert done.returncode == 0, (command, done.stderr)
+
+
+@pytest.fixture
+def without() -> Iterator[Callable[..., None]]:
+    """``without(name, reimport=(prefix,))``: make a module unimportable, as when an extra is not
+    installed, and drop reverie's modules under ``prefix`` so they are imported afresh. Afterwards
+    ``sys.modules`` is put back as it was, so later tests see the same module objects."""
+    saved = dict(sys.modules)
+
+    def block(name: str, reimport: tuple[str, ...]) -> None:
+        for loaded in [n for n in sys.modules if n.startswith((f"{name}.", *reimport))]:
+            del sys.modules[loaded]  # a module of it, or one of reverie's that imports it
+        sys.modules[name] = None  # type: ignore[assignment]  # `import name` raises ImportError
+
+    yield block
+    sys.modules.clear()
+    sys.modules.update(saved)
+
+
+def test_ui_without_its_extra_names_the_install_command(tmp_path, without):
+    ws = tmp_path / "ws"
+    assert invoke("-w", ws, "init").returncode == 0
+    for missing in ("jinja2", "uvicorn"):  # uvicorn, imported when the server starts, was a crash
+        without(missing, reimport=("reverie.ui",))
+        done = invoke("-w", ws, "ui", "--no-browser", "--port", "0")
+        assert done.returncode == 1
+        assert done.stderr == (
+            f"reverie: error: reverie ui needs the `ui` extra ({missing} is missing): "
+            "pip install 'reverie[ui]'\n"
+        )
+
+
+def test_mcp_without_its_extra_names_the_install_command(tmp_path, without):
+    ws = tmp_path / "ws"
+    assert invoke("-w", ws, "init").returncode == 0
+    without("mcp", reimport=("reverie.mcp",))
+    done = invoke("-w", ws, "mcp")
+    assert done.returncode == 1
+    assert done.stderr == (
+        "reverie: error: reverie mcp needs the `mcp` extra (mcp is missing): "
+        "pip install 'reverie[mcp]'\n"
+    )
+
+
+def test_why_without_text_is_a_usage_error_on_stderr(tmp_path):
+    ws = tmp_path / "ws"
+    assert invoke("-w", ws, "init").returncode == 0
+    done = invoke("-w", ws, "why")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("reverie why: error: give the TEXT of a memory line")
+    assert "`reverie why Lisbon`" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_import_into_a_folder_in_use_names_the_flag_that_replaces_it(tmp_path):
+    ws, bundle = tmp_path / "ws", tmp_path / "ws.tar.gz"
+    assert invoke("-w", ws, "init").returncode == 0
+    assert invoke("-w", ws, "export", bundle).returncode == 0
+    done = invoke("-w", ws, "import", bundle)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert "is not empty" in done.stderr and "--replace" in done.stderr
+    assert invoke("-w", ws, "import", bundle, "--replace").returncode == 0
+
+
+def test_a_mistyped_option_gets_a_did_you_mean_and_the_commands_usage(tmp_path):
+    ws = tmp_path / "ws"
+    assert invoke("-w", ws, "init").returncode == 0
+    done = invoke("-w", ws, "history", "show", "--sinse", "3")
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: reverie history show ")
+    assert done.stderr.endswith(
+        "reverie history show: error: unrecognized arguments: --sinse 3; did you mean --since?\n"
+    )
+    far = invoke("-w", ws, "status", "--bogus")  # nothing close: no guess
+    assert far.returncode == 2
+    assert far.stderr.endswith("reverie status: error: unrecognized arguments: --bogus\n")
