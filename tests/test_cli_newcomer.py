@@ -117,3 +117,13 @@ def test_a_mistyped_option_gets_a_did_you_mean_and_the_commands_usage(tmp_path):
     far = invoke("-w", ws, "status", "--bogus")  # nothing close: no guess
     assert far.returncode == 2
     assert far.stderr.endswith("reverie status: error: unrecognized arguments: --bogus\n")
+
+
+def test_reverie_alone_says_where_to_start():
+    done = invoke()
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: reverie ")
+    assert done.stderr.endswith(
+        "reverie: error: no command given: `reverie --help` lists them; "
+        "`reverie init` makes a workspace\n"
+    )

@@ -253,6 +253,10 @@ class _MainParser(argparse.ArgumentParser):
                     message += f"; did you mean --{close[0]}?"
                     break
             self.command.error(message)  # with the command's usage line
+        if message == "the following arguments are required: COMMAND":
+            message = (
+                "no command given: `reverie --help` lists them; `reverie init` makes a workspace"
+            )
         if "invalid choice:" in message:
             import difflib
 
