@@ -127,3 +127,81 @@ def test_reverie_alone_says_where_to_start():
         "reverie: error: no command given: `reverie --help` lists them; "
         "`reverie init` makes a workspace\n"
     )
+
+
+def test_ctrl_c_stops_mcp_while_stdin_is_open_and_idle(tmp_path):
+    """`reverie mcp` typed at a terminal (or launched by a client that keeps stdin open) waits in
+    a read of stdin; Ctrl-C stopped it only once another line came, as anyio joins the worker
+    thread blocked in that read."""
+    import signal
+    import subprocess
+
+    from support.cli import cli_env
+
+    ws = tmp_path / "ws"
+    assert invoke("-w", ws, "init").returncode == 0
+    server = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=cli_env(),
+    )
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(
+            b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+            b'"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+        )
+        server.stdin.flush()
+        assert b'"id":1,"result"' in server.stdout.readline()  # serving, and reading stdin again
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=30)  # not a timing: a server that does not stop would hang the test
+        except subprocess.TimeoutExpired:
+            pytest.fail("reverie mcp went on serving after SIGINT while stdin stayed open")
+        assert server.returncode == -signal.SIGINT
+        assert server.stderr is not None and server.stderr.read() == b"reverie: interrupted\n"
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+def test_mcp_at_a_terminal_says_what_it_is_waiting_for(tmp_path):
+    """Typed at a terminal, `reverie mcp` printed nothing and waited for JSON-RPC."""
+    import os
+    import pty
+    import select
+    import signal
+    import subprocess
+
+    from support.cli import cli_env
+
+    ws = tmp_path / "ws"
+    assert invoke("-w", ws, "init").returncode == 0
+    leader, terminal = pty.openpty()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "reverie", "-w", str(ws), "mcp"],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=cli_env(),
+    )
+    os.close(terminal)
+    try:
+        assert server.stderr is not None
+        # not a timing: a server that says nothing would leave readline waiting for ever
+        if not select.select([server.stderr], [], [], 30)[0]:
+            pytest.fail("reverie mcp at a terminal said nothing")
+        said = server.stderr.readline().decode()
+        assert said.startswith(f"reverie mcp: serving {ws} on stdin/stdout, for an MCP client")
+        assert "`reverie init --for CLIENT`" in said and "Ctrl-C stops it" in said
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)  # not a timing: guards the test against a server that stays
+        assert server.stdout is not None and server.stdout.read() == b""  # the wire stays clean
+    finally:
+        os.close(leader)
+        if server.poll() is None:
+            server.kill()
+            server.wait()

@@ -86,6 +86,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.http:
         if args.host != "127.0.0.1" or args.port != 8765:
             raise CommandError("--host and --port go with --http")
+        if sys.stdin.isatty():  # typed at a terminal, where it would wait without a word
+            print(
+                f"reverie mcp: serving {ws.root} on stdin/stdout, for an MCP client to start "
+                "(`reverie init --for CLIENT` prints its configuration); Ctrl-C stops it",
+                file=sys.stderr,
+                flush=True,
+            )
         serve_stdio(target)
         return 0
     if not 0 < args.port < 65536:
