@@ -205,3 +205,16 @@ def test_mcp_at_a_terminal_says_what_it_is_waiting_for(tmp_path):
         if server.poll() is None:
             server.kill()
             server.wait()
+
+
+def test_a_second_export_the_same_day_keeps_the_first(tmp_path):
+    ws = tmp_path / "ws"
+    assert invoke("-w", ws, "init").returncode == 0
+    first = invoke("-w", ws, "export", cwd=tmp_path)
+    assert invoke("-w", ws, "history", "append", "I moved to Rome.").returncode == 0
+    second = invoke("-w", ws, "export", cwd=tmp_path)
+    bundles = sorted(p.name for p in tmp_path.glob("reverie-ws-*.tar.gz"))
+    assert first.returncode == second.returncode == 0 and len(bundles) == 2, bundles
+    assert bundles[0].endswith("-2.tar.gz") and bundles[0] in second.stdout
+    assert invoke("-w", tmp_path / "copy", "import", tmp_path / bundles[1]).returncode == 0
+    assert not (tmp_path / "copy" / "memory" / "history.jsonl").exists()  # the first, unchanged
