@@ -218,3 +218,14 @@ def test_a_second_export_the_same_day_keeps_the_first(tmp_path):
     assert bundles[0].endswith("-2.tar.gz") and bundles[0] in second.stdout
     assert invoke("-w", tmp_path / "copy", "import", tmp_path / bundles[1]).returncode == 0
     assert not (tmp_path / "copy" / "memory" / "history.jsonl").exists()  # the first, unchanged
+
+
+def test_importing_a_folder_without_from_names_the_option(tmp_path):
+    nanobot = tmp_path / "nanobot-workspace"
+    assert invoke("-w", nanobot, "init").returncode == 0
+    done = invoke("-w", tmp_path / "new", "import", nanobot)
+    assert done.returncode == 1 and done.stderr == (
+        f"reverie: error: {nanobot} is a folder, not a bundle: to bring in another tool's memory, "
+        "name it with --from (nanobot, claude-code, mem0)\n"
+    )
+    assert invoke("-w", tmp_path / "new", "import", nanobot, "--from", "nanobot").returncode == 0

@@ -405,6 +405,11 @@ def import_bundle(
     ``replace``)."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
     source = Path(bundle).expanduser()
+    if source.is_dir():  # what another tool keeps is a folder: say how to bring it in
+        raise WorkspaceError(
+            f"{source} is a folder, not a bundle: to bring in another tool's memory, name it "
+            "with --from (nanobot, claude-code, mem0)"
+        )
     if not source.is_file():
         raise WorkspaceError(f"no bundle at {source}")
     check_target(ws, replace)
