@@ -4,6 +4,7 @@ is not installed, a command given without its argument, an import into a folder 
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Iterator
 
@@ -229,3 +230,18 @@ def test_importing_a_folder_without_from_names_the_option(tmp_path):
         "name it with --from (nanobot, claude-code, mem0)\n"
     )
     assert invoke("-w", tmp_path / "new", "import", nanobot, "--from", "nanobot").returncode == 0
+
+
+def test_limit_is_the_name_for_how_many_in_log_and_search_as_in_history_show(tmp_path):
+    """`history show --limit N` and the API's ``limit=``; `log` knew only ``-n`` and `search` only
+    ``-k``, so `reverie log --limit 3` was an unrecognized argument."""
+    ws = tmp_path / "ws"
+    assert invoke("-w", ws, "init").returncode == 0
+    for text in ("I live in Lisbon.", "I work in Lisbon."):
+        assert invoke("-w", ws, "history", "append", text).returncode == 0
+    assert invoke("-w", ws, "dream").returncode == 0
+    assert len(json.loads(invoke("-w", ws, "log", "--json").stdout)) == 2  # init, dream
+    log = invoke("-w", ws, "log", "--limit", "1", "--json")
+    assert log.returncode == 0 and len(json.loads(log.stdout)) == 1
+    found = invoke("-w", ws, "search", "Lisbon", "--limit", "1", "--json")
+    assert found.returncode == 0 and len(json.loads(found.stdout)) == 1
