@@ -1,6 +1,9 @@
 """The mistakes a newcomer makes at the command line, each answered with one line that says what to
 do: a workspace that does not exist (a typo in ``-w``, ``reverie init`` not run yet), an extra that
-is not installed, a command given without its argument, an import into a folder that is in use."""
+is not installed, a command or option mistyped or given without its argument, an import into a
+folder that is in use or of a folder without ``--from``; and what a newcomer does without it being
+a mistake: `reverie mcp` typed at a terminal and stopped with Ctrl-C, a second export the same
+day, ``--limit`` where the API says ``limit``."""
 
 from __future__ import annotations
 
