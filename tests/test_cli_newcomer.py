@@ -248,3 +248,15 @@ def test_limit_is_the_name_for_how_many_in_log_and_search_as_in_history_show(tmp
     assert log.returncode == 0 and len(json.loads(log.stdout)) == 1
     found = invoke("-w", ws, "search", "Lisbon", "--limit", "1", "--json")
     assert found.returncode == 0 and len(json.loads(found.stdout)) == 1
+
+
+def test_status_of_a_scope_not_written_yet_says_its_first_write_creates_it(tmp_path):
+    """`reverie init` there is not what a scope needs (every verb creates it): status said to run
+    it, without even the --root and --user that reach the scope."""
+    root = tmp_path / "memory"
+    done = invoke("--root", root, "--user", "carol", "status")
+    assert done.returncode == 0
+    first = done.stdout.splitlines()[0]
+    assert first.endswith("(no memory yet: the scope's first write creates it)"), first
+    assert "reverie init" not in done.stdout
+    assert "not initialised: run `reverie init`" in invoke("-w", tmp_path / "ws", "status").stdout
