@@ -181,7 +181,8 @@ def test_searching_a_missing_workspace_is_an_error_and_creates_nothing(tmp_path)
     with pytest.raises(WorkspaceError, match="does not exist"):
         Recall(missing)
     out = invoke("-w", str(missing), "search", "heron")
-    assert out.returncode != 0 and "does not exist" in out.stderr and "Traceback" not in out.stderr
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "no workspace at" in out.stderr and "`reverie init`" in out.stderr  # what to do
     assert not missing.exists()
 
 

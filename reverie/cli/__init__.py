@@ -222,6 +222,7 @@ class _CommandParser(argparse.ArgumentParser):
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         self._complete()
+        _MainParser.command = self  # whose options a mistyped one is compared with
         return super().parse_known_args(args, namespace)
 
     def format_help(self) -> str:
@@ -230,9 +231,32 @@ class _CommandParser(argparse.ArgumentParser):
 
 
 class _MainParser(argparse.ArgumentParser):
-    """The top-level parser: a mistyped command gets a "did you mean"."""
+    """The top-level parser: a mistyped command or option gets a "did you mean"."""
+
+    command: argparse.ArgumentParser | None = None  # the command's parser, once it has parsed
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        _MainParser.command = None
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments:") and self.command is not None:
+            import difflib
+
+            known = [
+                o[2:] for a in self.command._actions for o in a.option_strings if o[:2] == "--"
+            ]
+            for given in message.split(":", 1)[1].split():
+                name = given.split("=")[0][2:]
+                close = difflib.get_close_matches(name, known, n=1, cutoff=0.7)
+                if given.startswith("--") and close:
+                    message += f"; did you mean --{close[0]}?"
+                    break
+            self.command.error(message)  # with the command's usage line
+        if message == "the following arguments are required: COMMAND":
+            message = (
+                "no command given: `reverie --help` lists them; `reverie init` makes a workspace"
+            )
         if "invalid choice:" in message:
             import difflib
 

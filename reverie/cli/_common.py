@@ -31,6 +31,7 @@ __all__ = [
     "add_json_flag",
     "count",
     "apply_scope",
+    "missing_extra",
 ]
 
 if TYPE_CHECKING:
@@ -51,6 +52,15 @@ def __getattr__(name: str) -> Any:
     )
     globals()[name] = made
     return made
+
+
+def missing_extra(what: str, extra: str, exc: ImportError) -> str:
+    """The one-line error for a command whose optional dependencies are not installed: what is
+    missing, and the command that installs it."""
+    missing = exc.name.split(".")[0] if exc.name else str(exc)  # the package, not a module of it
+    return (
+        f"{what} needs the `{extra}` extra ({missing} is missing): pip install 'reverie[{extra}]'"
+    )
 
 
 def workspace_of(args: argparse.Namespace) -> Workspace:

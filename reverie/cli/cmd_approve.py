@@ -56,7 +56,7 @@ def _chosen(memory: Memory, args: argparse.Namespace, verb: str) -> tuple[bool, 
 
 
 def run_approve(args: argparse.Namespace) -> int:
-    memory = open_memory(args)
+    memory = open_memory(args, existing=True)
     if args.show:
         change = memory.pending_soul()
         if change is None:
@@ -95,7 +95,7 @@ def run_approve(args: argparse.Namespace) -> int:
 
 
 def run_reject(args: argparse.Namespace) -> int:
-    memory = open_memory(args)
+    memory = open_memory(args, existing=True)
     go, chosen = _chosen(memory, args, "drop")
     if not go:
         console.print("[dim]nothing dropped[/]")

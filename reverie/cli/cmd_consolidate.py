@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
 
     activity = ModelActivity()
     with StatusLine(activity, enabled=not args.json):
-        results = open_memory(args, activity=activity).consolidate(args.key)
+        results = open_memory(args, existing=True, activity=activity).consolidate(args.key)
     if args.json:
         emit_json(results)
         return 0

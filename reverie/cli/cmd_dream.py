@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from ..llm.activity import ModelActivity
 
     activity = ModelActivity()
-    memory = open_memory(args, activity=activity)
+    memory = open_memory(args, existing=True, activity=activity)
     with StatusLine(activity, enabled=not args.json) as line:
         line.update("dream: starting")
         result = memory.dream(

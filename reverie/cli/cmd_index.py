@@ -17,7 +17,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with open_memory(args) as memory:
+    with open_memory(args, existing=True) as memory:
         done = memory.reindex(rebuild=args.rebuild)
     stats, embedded, total = done.stats, done.embedded, done.chunks
     data = {

@@ -13,7 +13,13 @@ from ._render import commit_table, print_commit
 def configure_log(p: argparse.ArgumentParser) -> None:
     p.add_argument("sha", nargs="?", help="show this commit with its diff instead of the list")
     p.add_argument(
-        "-n", type=count(1), default=20, metavar="N", help="how many commits (default 20)"
+        "-n",
+        "--limit",
+        dest="n",
+        type=count(1),
+        default=20,
+        metavar="N",
+        help="how many commits (default 20)",
     )
     p.add_argument(
         "--kind", help="only commits of this kind (dream, restore, revert, manual, init, ...)"

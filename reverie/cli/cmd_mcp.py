@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import CommandError
 from ..storage.access import MIN_TOKEN_CHARS, check_token
-from ._common import add_json_flag, console, emit_json, existing_workspace
+from ._common import add_json_flag, console, emit_json, existing_workspace, missing_extra
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -71,9 +71,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from ..mcp import serve_http, serve_stdio
     except ImportError as exc:  # the optional dependency is missing
-        raise CommandError(
-            f"the MCP server needs the `mcp` package ({exc}); install reverie with its lock file"
-        ) from None
+        raise CommandError(missing_extra("reverie mcp", "mcp", exc)) from None
 
     scope = getattr(args, "scope", None)
     if scope is not None and scope[1] is None:
@@ -88,6 +86,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.http:
         if args.host != "127.0.0.1" or args.port != 8765:
             raise CommandError("--host and --port go with --http")
+        if sys.stdin.isatty():  # typed at a terminal, where it would wait without a word
+            print(
+                f"reverie mcp: serving {ws.root} on stdin/stdout, for an MCP client to start "
+                "(`reverie init --for CLIENT` prints its configuration); Ctrl-C stops it",
+                file=sys.stderr,
+                flush=True,
+            )
         serve_stdio(target)
         return 0
     if not 0 < args.port < 65536:

@@ -23,7 +23,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    memory = open_memory(args)
+    memory = open_memory(args, existing=True)
     if not args.first and not args.all:
         aside, waiting = memory.set_aside(), memory.queued()
         if args.json:

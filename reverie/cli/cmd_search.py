@@ -11,7 +11,14 @@ from ._common import add_json_flag, console, count, emit_json, open_memory
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("query", nargs="+", help="what to look for")
-    p.add_argument("-k", type=count(1, 1000), default=10, help="how many hits (default 10)")
+    p.add_argument(
+        "-k",
+        "--limit",
+        dest="k",
+        type=count(1, 1000),
+        default=10,
+        help="how many hits (default 10)",
+    )
     p.add_argument(
         "--kind",
         action="append",
@@ -26,7 +33,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with open_memory(args) as memory:
+    with open_memory(args, existing=True) as memory:
         hits = memory.recall(
             " ".join(args.query),
             limit=args.k,

@@ -27,14 +27,17 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=run)
 
 
-def _what_is_missing(report: StatusReport) -> str:
+def _what_is_missing(report: StatusReport, scoped: bool = False) -> str:
     """What the workspace line says after the path: nothing when initialised; "not initialised"
-    only when nothing of a memory is there; else the memory files that are missing."""
+    only when nothing of a memory is there (for a scope, ``scoped``: "no memory yet", which its
+    first write creates, as every verb does); else the memory files that are missing."""
     if report.initialised:
         return ""
     anything = (
         report.last_cursor or report.legacy_history or len(report.missing) < len(report.files)
     )
+    if not anything and scoped:
+        return "  (no memory yet: the scope's first write creates it)"
     if not anything:
         return "  (not initialised: run `reverie init`)"
     return f"  ({', '.join(report.missing)} missing: `reverie init` adds what is missing)"
@@ -54,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
     def row(label: str, *parts: tuple[str, str | None] | str) -> None:
         rows.append((label, [(p, None) if isinstance(p, str) else p for p in parts]))
 
-    row("workspace", report.workspace, (_what_is_missing(report), "yellow"))
+    scope = getattr(args, "scope", None)
+    scoped = scope is not None and scope[1] is not None
+    row("workspace", report.workspace, (_what_is_missing(report, scoped), "yellow"))
     if report.legacy_history:
         row(
             "legacy history",

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from ..errors import CommandError
-from ._common import open_memory
+from ._common import missing_extra, open_memory
 
 DEFAULT_PORT = 8766
 
@@ -39,11 +39,11 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        import uvicorn  # noqa: F401  (the server imports it when it starts: check it now)
+
         from ..ui import serve, serve_root
     except ImportError as exc:  # the optional dependencies are missing
-        raise CommandError(
-            f"`reverie ui` needs the `ui` extra ({exc}); install reverie with its lock file"
-        ) from None
+        raise CommandError(missing_extra("reverie ui", "ui", exc)) from None
 
     if not 0 <= args.port < 65536:
         raise CommandError(f"--port must be 0-65535, not {args.port}")

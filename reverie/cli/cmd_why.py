@@ -4,6 +4,7 @@ there, and which kept model replies are behind it; ``reverie why --reply ID``: o
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
@@ -32,12 +33,16 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..dream.archive import parse_entry, source_of
 
+    if not args.text and not args.reply:  # a usage error, said as argparse says one
+        print(
+            "reverie why: error: give the TEXT of a memory line (`reverie why Lisbon`), "
+            "or --reply ID",
+            file=sys.stderr,
+        )
+        return 2
     memory = open_memory(args, existing=True)
     if args.reply:
         return _show_reply(args, memory.kept_replies(reply_id=args.reply))
-    if not args.text:
-        console.print("[red]error:[/] give TEXT, or --reply ID")
-        return 2
     found = memory.why(args.text)
     # No line holds TEXT: a user error, as for `pin` (exit 1, one line on stderr), with --json too.
     missing = CommandError(

@@ -19,14 +19,18 @@ signatures: after every write tool (at once) and every ``interval`` seconds (so 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
@@ -795,11 +799,45 @@ async def _run_stdio(server: MCPServer) -> None:
     # than was sent: ``_Lines`` decodes each line strictly instead), never closed here: a worker
     # thread may still be blocked reading it, and sys.stdin stays as it was
     wire = os.fdopen(os.dup(0), "rb")
-    lines = _Lines(anyio.wrap_file(wire))
+    lines = _Lines(_StdinLines(wire))
     async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
         lines.attach(write)
         answering = _Answering(read, write)
         await low.run(answering, answering.writer, low.create_initialization_options())
+
+
+class _StdinLines:
+    """stdin's lines (bytes), read by a daemon thread of their own. A read blocked on a terminal or
+    an idle pipe must not keep Ctrl-C from ending the server: anyio's worker thread (``wrap_file``)
+    is joined when the run ends, so `reverie mcp` at a terminal stopped only at the next Enter."""
+
+    def __init__(self, wire: Any) -> None:
+        self._wire = wire
+        self._send, self._receive = anyio.create_memory_object_stream[bytes](1)
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[bytes]:
+        token = anyio.lowlevel.current_token()
+        threading.Thread(
+            target=self._pump, args=(token,), name="reverie-mcp-stdin", daemon=True
+        ).start()
+        async with self._receive:
+            async for line in self._receive:
+                yield line
+
+    def _pump(self, token: Any) -> None:
+        """Hand each line to the event loop (one at a time: a client that sends faster than the
+        server reads waits, as on the pipe), then end the stream at end of file."""
+        try:
+            for line in iter(self._wire.readline, b""):
+                anyio.from_thread.run(self._send.send, line, token=token)
+        except (OSError, RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass  # stdin failed, or the server has stopped: nobody reads what comes next
+        finally:
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nothing waits on it
+                anyio.from_thread.run_sync(self._send.close, token=token)
 
 
 async def _send_error(write: Any, code: int, ident: str | int | None, why: str) -> None:

@@ -366,8 +366,8 @@ def check_target(ws: Workspace, replace: bool) -> None:
         raise WorkspaceError(f"{ws.root} exists and is not a directory")
     if not replace and not _is_empty(ws.root):
         raise WorkspaceError(
-            f"{ws.root} is not empty: import into an empty directory, or replace it (the current "
-            "contents are moved aside, not deleted)"
+            f"{ws.root} is not empty: import into an empty directory, or replace it with "
+            "--replace (replace=True in Python; the current contents are moved aside, not deleted)"
         )
 
 
@@ -405,6 +405,11 @@ def import_bundle(
     ``replace``)."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
     source = Path(bundle).expanduser()
+    if source.is_dir():  # what another tool keeps is a folder: say how to bring it in
+        raise WorkspaceError(
+            f"{source} is a folder, not a bundle: to bring in another tool's memory, name it "
+            "with --from (nanobot, claude-code, mem0)"
+        )
     if not source.is_file():
         raise WorkspaceError(f"no bundle at {source}")
     check_target(ws, replace)
