@@ -21,6 +21,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Awaitable, Callable
 
+from ..errors import ModelUnavailableError
+from ..storage.configdata import OFFLINE_MODEL
 from .types import ModelResponse, Request
 
 __all__ = ["Request", "LocalModel", "register", "unregister", "resolve", "prefix_of"]
@@ -77,6 +79,14 @@ def _ensure_builtins() -> None:
 
 
 def _offline(request: Request) -> ModelResponse:
+    if request.model.lower() != OFFLINE_MODEL:  # "reverie/offlin": a typo, not a second engine
+        raise ModelUnavailableError(
+            f"{request.model}: no such model; the offline engine is {OFFLINE_MODEL} (check "
+            "agents.defaults.model or REVERIE_MODEL)",
+            kind="not-found",
+            provider="reverie",
+            model=request.model,
+        )
     from .offline import respond
 
     resp = respond(request.messages, tools=request.tools, tool_choice=request.tool_choice)
