@@ -100,6 +100,9 @@ def _nanobot(root: Path) -> Path:
         + "\n"
     )
     (root / "sessions" / "notes.txt").write_text("not a session\n")
+    # locks: the source's state, neither kept nor listed as skipped
+    (root / "sessions" / "cli_ada.jsonl.lock").write_text("")
+    (root / "sessions" / "cli_ada.jsonl.consolidate.lock").write_text("")
     (root / "AGENTS.md").write_text(f"# Agents\n- Use the token {GITHUB} for deploys.\n")
     (root / "TOOLS.md").write_text("# Tools\n- weather: forecasts.\n")
     (root / "HEARTBEAT.md").write_text("- [ ] Check the inbox every morning.\n")
@@ -143,6 +146,7 @@ def test_a_nanobot_workspace_comes_in_whole_with_no_credential_and_nothing_dropp
     assert skipped["memory/history.jsonl line 3"] == "not a history entry (invalid UTF-8)"
     assert skipped["memory/history.jsonl line 4"] == "not a history entry (not JSON)"
     assert skipped["sessions/notes.txt"] == "not a conversation (sessions/*.jsonl)"
+    assert not [item for item in skipped if item.endswith(".lock")]
     assert skipped["skills/weather/icon.png"].startswith("not UTF-8 (byte 0x89 at offset 0)")
     assert skipped["projects/"] == "a folder that is not memory"
     assert skipped["notes.txt"] == "a file that is not memory"

@@ -206,6 +206,8 @@ def _sessions(src: Path, staging: Path, intake: Intake) -> None:
         return
     for name in sorted(os.listdir(folder)):
         rel = f"sessions/{name}"
+        if name.endswith(".lock") and not name.startswith("."):
+            continue  # a session's or a consolidation's lock: state of the source, not content
         if not name.endswith(".jsonl") or name.startswith("."):
             intake.skip(rel, "not a conversation (sessions/*.jsonl)")
             continue
