@@ -67,6 +67,7 @@ from ..storage.fsutil import (
     read_bytes_or_none,
     read_seen,
     remove_if_unchanged,
+    remove_stale_temps,
     replace_if_unchanged,
 )
 from ..storage.repostate import LEFT_BUSY, read_left_busy, state_dir, write_left_busy
@@ -766,12 +767,11 @@ def clean_temp_files(workspace: Workspace, paths: list[str]) -> None:
             target = workspace.resolve(path)
         except WorkspaceError:
             continue
-        for tmp in target.parent.glob(f".{target.name}.tmp-*"):
-            try:
-                if now - tmp.stat().st_mtime > 60:
-                    tmp.unlink(missing_ok=True)
-            except OSError:
-                continue
+        try:
+            names = os.listdir(target.parent)
+        except OSError:
+            continue
+        remove_stale_temps(target.parent, names, older_than=60, of=target.name.__eq__)
         for kept in target.parent.glob(f".{target.name}.swap-*"):
             try:
                 if now - kept.lstat().st_ctime <= 60:

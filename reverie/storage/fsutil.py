@@ -25,12 +25,13 @@ import fcntl
 import glob
 import logging
 import os
+import re
 import secrets
 import signal
 import stat
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -129,6 +130,39 @@ def atomic_write(
         raise
     if fsync:
         fsync_dir(path.parent)
+
+
+def remove_stale_temps(
+    directory: Path,
+    names: Iterable[str],
+    *,
+    older_than: float,
+    of: Callable[[str], object] | None = None,
+) -> list[Path]:
+    """Remove the temporary files ``atomic_write`` left among ``names`` in ``directory`` (a writer
+    killed between writing ``.<target>.tmp-<pid>-<hex>`` and renaming it), each untouched for
+    ``older_than`` seconds, so no live writer's is pulled from under it; ``of``: only those whose
+    target name it accepts. The one sweeper of these files: returns the paths removed (a file
+    that cannot be removed now is left for the next sweep)."""
+    removed = []
+    now = time.time()
+    for name in names:
+        m = _TEMP_NAME.fullmatch(name)
+        if m is None or (of is not None and not of(m.group(1))):
+            continue
+        path = directory / name
+        try:
+            if now - os.lstat(path).st_mtime <= older_than:
+                continue
+            path.unlink()
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
+
+
+#: ``_write_temp``'s name for an ``atomic_write``'s temporary file: ``.<target>.tmp-<pid>-<hex>``.
+_TEMP_NAME = re.compile(r"\.(.+)\.tmp-[0-9]+-[0-9a-f]+")
 
 
 def _write_temp(path: Path, payload: bytes, kind: str, *, fsync: bool, mode: int | None) -> Path:

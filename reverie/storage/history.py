@@ -84,7 +84,7 @@ from .appendlog import (
     write_all,
 )
 from .cursors import MAX_CURSOR, read_cursor, write_cursor, write_cursor_hint
-from .fsutil import atomic_write, open_regular
+from .fsutil import atomic_write, open_regular, remove_stale_temps
 from .locking import Lock, lock_path
 
 log = logging.getLogger(__name__)
@@ -735,6 +735,11 @@ class HistoryLog:
         data = f"{st.st_ino} {end} {_guard(fd, end).hex()}\n"
         self.dreamed_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.dreamed_path, data, fsync=self.fsync)
+        # a writer killed between the temporary file and its rename left one beside the mark
+        state = self.dreamed_path.parent
+        remove_stale_temps(
+            state, os.listdir(state), older_than=60, of=self.dreamed_path.name.__eq__
+        )
 
     def compact(self, keep_last: int, dream_cursor: int | None = None) -> int:
         """Drop the oldest entries so at most ``keep_last`` remain, never one Dream has not

@@ -81,7 +81,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from ..errors import InvalidScopeError, UnsafePathError, WorkspaceError
-from .fsutil import atomic_write, fsync_dir
+from .fsutil import atomic_write, fsync_dir, remove_stale_temps
 from .locking import Lock, lock_path
 from .workspace import ROOT_FILE, WORKSPACE_ID_FILE, Workspace, ensure_workspace_id
 
@@ -123,10 +123,10 @@ _PUNCTUATION = frozenset("_-.@+:=~#")
 _DIGEST = re.compile(r"[0-9a-f]{32}")
 _BUCKET = re.compile(r"[0-9a-f]{2}")
 _TRUSTED_AGE_NS = 2_000_000_000
-#: A plain marker's temporary file (``atomic_write``'s ``.<digest>.tmp-<pid>-<hex>``) and how old
-#: one must be to be a crashed writer's, never a live one's (a marker is written in milliseconds;
-#: the margin covers hosts whose clocks disagree with the file server's).
-_MARKER_TEMP = re.compile(r"\.[0-9a-f]{32}\.tmp-[0-9]+-[0-9a-f]+")
+#: A plain marker's name (the temporary file ``atomic_write`` makes for it is ``.<name>.tmp-…``) and
+#: how old such a file must be to be a crashed writer's, never a live one's (a marker is written in
+#: milliseconds; the margin covers hosts whose clocks disagree with the file server's).
+_MARKER_NAME = re.compile(r"[0-9a-f]{32}")
 _STALE_TEMP_SECONDS = 600.0
 _DUE_NAME = re.compile(r"([0-9a-f]{32})(?:\.([0-9a-f]{32}))?")
 _ROOT_FILE_MAX = 4096  # a kind file is a few dozen bytes: anything longer is not one
@@ -624,25 +624,17 @@ class DueMarkers:
 
     def _drop_stale_temps(self, directory: Path, names: list[str]) -> int:
         """Remove the temporary files of plain markers a writer left when it crashed between
-        writing and renaming (`_MARKER_TEMP`, older than `_STALE_TEMP_SECONDS`: no live writer's),
-        one warning each; returns how many went. Listed anyway, so it costs an ``lstat`` per
-        temporary file only."""
-        dropped = 0
-        for name in names:
-            if not _MARKER_TEMP.fullmatch(name):
-                continue
-            path = directory / name
-            try:
-                if time.time() - os.lstat(path).st_mtime <= _STALE_TEMP_SECONDS:
-                    continue
-                path.unlink()
-            except OSError:
-                continue
-            dropped += 1
+        writing and renaming (older than `_STALE_TEMP_SECONDS`: no live writer's), one warning
+        each; returns how many went. Listed anyway, so it costs an ``lstat`` per temporary file
+        only."""
+        dropped = remove_stale_temps(
+            directory, names, older_than=_STALE_TEMP_SECONDS, of=_MARKER_NAME.fullmatch
+        )
+        for path in dropped:
             log.warning(
                 "due marker's temporary file %s removed: a writer crashed before its rename", path
             )
-        return dropped
+        return len(dropped)
 
     def _ids(self, bucket: str, files: list[str]) -> list[str]:
         """The ids a plain root's markers hold, each read once (`_held`; a bad marker removed)."""
