@@ -223,6 +223,7 @@ def _purge_locked(
 ) -> PurgeResult:
     from ..gitstore.purge import rewrite_history  # imports dulwich: only when a purge really runs
 
+    _settle_dream_cursor(store, git)
     plan = plan_purge(store, git, text)
     sessions = SessionStore(store.workspace, lock_timeout=_LOCK_TIMEOUT)
     done: list[FileHit] = []
@@ -249,6 +250,20 @@ def _purge_locked(
     remove_external_index(store.workspace, store.config.memory.search.index_dir)
     rewrite = rewrite_history(git, _check(text), REPLACEMENT.encode(), description=plan.description)
     return PurgeResult(plan, rewrite, tuple(done))
+
+
+def _settle_dream_cursor(store: WorkspaceStore, git: GitStore) -> None:
+    """Dream's start-up reconcile, run before the history log's entries are rewritten (under
+    Dream's run lock, which the purge holds): a dream commit whose cursor ``.dream_cursor`` has not
+    reached yet (a run killed between its commit and the cursor's write) is followed only while the
+    log holds the entry it names by digest (``Reverie-Last-Entry``); redacting that entry's text
+    would make it another entry, and the batch that commit consumed would be dreamed again."""
+    if not git.exists:
+        return
+    from ..dream.records import Attempts
+    from ..dream.transaction import reconcile
+
+    reconcile(store, git, Attempts.load(store.workspace.state_dir))
 
 
 def _rewrite(path: Path, rel: str, text: str) -> None:
