@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dream.lock import dream_run_lock
-from ..errors import WorkspaceError
+from ..errors import ReverieError, WorkspaceError
 from ..recall.index import remove_external_index
 from ..security.scrub import replace_in_file
 from ..security.secrets import scan
@@ -257,13 +257,17 @@ def _settle_dream_cursor(store: WorkspaceStore, git: GitStore) -> None:
     Dream's run lock, which the purge holds): a dream commit whose cursor ``.dream_cursor`` has not
     reached yet (a run killed between its commit and the cursor's write) is followed only while the
     log holds the entry it names by digest (``Reverie-Last-Entry``); redacting that entry's text
-    would make it another entry, and the batch that commit consumed would be dreamed again."""
+    would make it another entry, and the batch that commit consumed would be dreamed again. A
+    failure does not stop the purge (a string to erase outweighs a batch dreamed twice)."""
     if not git.exists:
         return
     from ..dream.records import Attempts
     from ..dream.transaction import reconcile
 
-    reconcile(store, git, Attempts.load(store.workspace.state_dir))
+    try:
+        reconcile(store, git, Attempts.load(store.workspace.state_dir))
+    except (ReverieError, OSError) as exc:
+        log.warning("purge: the Dream cursor was not settled first (%s); purging anyway", exc)
 
 
 def _rewrite(path: Path, rel: str, text: str) -> None:
