@@ -66,3 +66,45 @@ def test_a_repo_older_than_its_token_is_not_taken_for_a_moved_one(tmp_path):
         memory.dream()
         memory.remember("User: I work as a nurse.")
         assert "Rex" in memory.read("USER.md")
+
+
+def test_two_start_ups_that_both_find_no_token_keep_one(tmp_path, monkeypatch):
+    """Two processes open a repo older than its token (the first start-ups after an upgrade: an
+    agent and ``reverie mcp``) and both read no token before either writes one. The slower one
+    wrote its own over the one the faster had already taken as the repo's, and the faster one's
+    next verb was refused: the workspace "replaced" though nothing moved. The token is now created
+    only where none is, so the second start-up keeps the first one's."""
+    from reverie.storage import repostate
+
+    ws = tmp_path / "ws"
+    with reverie.open(ws) as memory:
+        memory.remember("User: I live in Lisbon.")
+        memory.dream()
+    git_dir = choose(ws).git_dir
+    (git_dir / REPO_ID).unlink()
+    with reverie.open(ws) as memory:
+        memory.remember("User: my dog is called Rex.")
+        memory.dream()  # this process's start-up writes a token, and its Memory takes it
+        first = repostate.read_repo_id(git_dir)
+        assert first is not None
+        # the other process read the file before this one wrote it
+        read = repostate.read_repo_id
+        monkeypatch.setattr(repostate, "read_repo_id", lambda d: None)
+        repostate.ensure_repo_id(git_dir)
+        monkeypatch.setattr(repostate, "read_repo_id", read)
+        memory.remember("User: I work as a nurse.")  # was WorkspaceMovedError
+        assert repostate.read_repo_id(git_dir) == first
+
+
+@pytest.mark.parametrize("content", [b"", b"\n  \n"])
+def test_an_empty_token_file_gets_a_token(tmp_path, content):
+    from reverie.storage import repostate
+
+    git_dir = tmp_path / "git"
+    (git_dir / "reverie").mkdir(parents=True)
+    (git_dir / REPO_ID).write_bytes(content)
+    repostate.ensure_repo_id(git_dir)
+    token = repostate.read_repo_id(git_dir)
+    assert token is not None and len(token) == 32
+    repostate.ensure_repo_id(git_dir)
+    assert repostate.read_repo_id(git_dir) == token

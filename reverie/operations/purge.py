@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..dream.lock import dream_run_lock
-from ..errors import WorkspaceError
+from ..errors import ReverieError, WorkspaceError
 from ..recall.index import remove_external_index
 from ..security.scrub import replace_in_file
 from ..security.secrets import scan
@@ -223,6 +223,7 @@ def _purge_locked(
 ) -> PurgeResult:
     from ..gitstore.purge import rewrite_history  # imports dulwich: only when a purge really runs
 
+    _settle_dream_cursor(store, git)
     plan = plan_purge(store, git, text)
     sessions = SessionStore(store.workspace, lock_timeout=_LOCK_TIMEOUT)
     done: list[FileHit] = []
@@ -249,6 +250,24 @@ def _purge_locked(
     remove_external_index(store.workspace, store.config.memory.search.index_dir)
     rewrite = rewrite_history(git, _check(text), REPLACEMENT.encode(), description=plan.description)
     return PurgeResult(plan, rewrite, tuple(done))
+
+
+def _settle_dream_cursor(store: WorkspaceStore, git: GitStore) -> None:
+    """Dream's start-up reconcile, run before the history log's entries are rewritten (under
+    Dream's run lock, which the purge holds): a dream commit whose cursor ``.dream_cursor`` has not
+    reached yet (a run killed between its commit and the cursor's write) is followed only while the
+    log holds the entry it names by digest (``Reverie-Last-Entry``); redacting that entry's text
+    would make it another entry, and the batch that commit consumed would be dreamed again. A
+    failure does not stop the purge (a string to erase outweighs a batch dreamed twice)."""
+    if not git.exists:
+        return
+    from ..dream.records import Attempts
+    from ..dream.transaction import reconcile
+
+    try:
+        reconcile(store, git, Attempts.load(store.workspace.state_dir))
+    except (ReverieError, OSError) as exc:
+        log.warning("purge: the Dream cursor was not settled first (%s); purging anyway", exc)
 
 
 def _rewrite(path: Path, rel: str, text: str) -> None:

@@ -72,6 +72,7 @@ import orjson
 
 from ..errors import CursorError, HistoryError
 from ..text.safety import unusable_key
+from ..text.utf8 import without_bom
 from .appendlog import (
     MAX_LINE_BYTES,
     append_whole,
@@ -236,7 +237,10 @@ class HistoryEntry:
 
 def _fields(raw: bytes) -> tuple[dict[str, Any], int, str, str, str | None]:
     """One line's object and its checked fields (``HistoryEntry.from_json``, and the counts that
-    need only the cursor: ``cursor_of``); raises ``BadLine`` naming what is wrong."""
+    need only the cursor: ``cursor_of``); raises ``BadLine`` naming what is wrong. A UTF-8 byte
+    order mark before it is not part of it: an editor that saves the log as "UTF-8 with BOM" puts
+    one before the first line, which was skipped as not JSON (its entry never dreamed)."""
+    raw = without_bom(raw)
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:

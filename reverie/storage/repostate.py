@@ -21,7 +21,7 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from .fsutil import atomic_write, read_bytes_or_none
+from .fsutil import atomic_write, read_bytes_or_none, read_seen, replace_if_unchanged
 
 if TYPE_CHECKING:
     from dulwich.objects import ObjectID
@@ -53,16 +53,31 @@ def read_repo_id(git_dir: Path | str) -> str | None:
     """The repo's identity token (``REPO_ID``); None when it has none yet. ``OSError`` when it
     cannot be read now (too many open files, a permission): nothing to compare."""
     try:
-        with open(os.path.join(git_dir, REPO_ID), encoding="ascii", errors="replace") as f:
-            return f.read(64).strip() or None
+        with open(os.path.join(git_dir, REPO_ID), "rb") as f:
+            return _token(f.read(64))
     except (FileNotFoundError, NotADirectoryError):
         return None
 
 
 def ensure_repo_id(git_dir: Path) -> None:
-    """Give the repo its identity token when it has none (under the writer's start-up)."""
-    if read_repo_id(git_dir) is None:
-        atomic_write(git_dir / REPO_ID, secrets.token_hex(16) + "\n")
+    """Give the repo its identity token when it has none (at the writer's start-up, which two
+    processes can run at once). Written only where no token is (a file created where none is, or
+    put over the empty one it read): a start-up that read none before another wrote one keeps that
+    one, which an open ``Memory`` may already have taken as the repo's (its next verb was refused
+    as on a replaced workspace). ``OSError`` when it cannot be written, or a non-file is there."""
+    if read_repo_id(git_dir) is not None:
+        return
+    path = git_dir / REPO_ID
+    seen = read_seen(path)
+    if seen.stamp is not None and seen.data is None:
+        raise OSError(f"{path} is not a regular file")
+    if seen.data is not None and _token(seen.data) is not None:
+        return  # another start-up wrote it since
+    replace_if_unchanged(path, (secrets.token_hex(16) + "\n").encode(), seen)  # else: kept theirs
+
+
+def _token(data: bytes) -> str | None:
+    return data[:64].decode("ascii", errors="replace").strip() or None
 
 
 LEFT_BUSY = "left-busy"

@@ -81,6 +81,7 @@ import orjson
 from ..errors import SessionError
 from ..text.dates import parse_timestamp
 from ..text.safety import printable, unusable_key
+from ..text.utf8 import without_bom
 from .appendlog import append_whole
 from .fsutil import atomic_write, open_regular
 from .history import repair_torn_tail, write_all
@@ -350,6 +351,7 @@ def _parse_stream(lines: Iterable[bytes], origin: str, *, keep_raw: bool = True)
 
 
 def _load_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    raw = without_bom(raw)  # an editor's "UTF-8 with BOM": the metadata line was "not JSON"
     try:
         obj = orjson.loads(raw)
         problem = None

@@ -9,7 +9,10 @@ surrogate U+DC80–U+DCFF: `undecodable` finds it again.
 
 from __future__ import annotations
 
-__all__ = ["not_utf8", "undecodable", "exact_bytes"]
+__all__ = ["not_utf8", "undecodable", "exact_bytes", "without_bom"]
+
+#: The UTF-8 byte order mark an editor saving "UTF-8 with BOM" puts before the first line.
+BOM = b"\xef\xbb\xbf"
 
 
 def not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
@@ -43,6 +46,12 @@ def exact_bytes(text: str) -> bytes:
             for ch in text
         )
     return text.encode("utf-8", "surrogateescape")
+
+
+def without_bom(raw: bytes) -> bytes:
+    """``raw`` without the byte order mark before it, if it has one: a JSONL line is the same line
+    in a file an editor saved as "UTF-8 with BOM" (the history log's and a session's readers)."""
+    return raw[len(BOM) :] if raw.startswith(BOM) else raw
 
 
 def _escaped_only(text: str) -> bool:
