@@ -88,7 +88,14 @@ from ..errors import LockTimeoutError, RecallError, SessionError
 from ..storage.history import BadLine, HistoryEntry, HistoryLog
 from ..storage.sessions import SessionStore
 from ..storage.topics import walk_tree
-from ..storage.workspace import ARCHIVE_DIR, MEMORY_FILES, TOPICS_DIR, Workspace, workspace_id
+from ..storage.workspace import (
+    ARCHIVE_DIR,
+    MEMORY_FILES,
+    TOPICS_DIR,
+    Workspace,
+    starter_prose,
+    workspace_id,
+)
 from .sources import (
     DATED_RE,
     Chunk,
@@ -836,7 +843,14 @@ class SearchIndex:
                 return []
             return chunk_session(rel, session.key, session.messages) if session is not None else []
         ts = dated_file_time(file.name) if kind == "dated" else None
-        return chunk_markdown(rel, decode(raw, rel), kind=kind, ts=ts, evergreen=kind == "memory")
+        return chunk_markdown(
+            rel,
+            decode(raw, rel),
+            kind=kind,
+            ts=ts,
+            evergreen=kind == "memory",
+            leave_out=starter_prose(rel),
+        )
 
     def _replace_chunks(self, rel: str, chunks: list[Chunk]) -> tuple[int, int]:
         """Delete the file's chunks whose hash is gone, insert the new ones; unchanged chunks stay

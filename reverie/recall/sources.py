@@ -124,9 +124,16 @@ def dated_file_time(name: str) -> float | None:
 
 
 def chunk_markdown(
-    path: str, text: str, *, kind: str, ts: float | None, evergreen: bool
+    path: str,
+    text: str,
+    *,
+    kind: str,
+    ts: float | None,
+    evergreen: bool,
+    leave_out: frozenset[str] = frozenset(),
 ) -> list[Chunk]:
-    """Sections of a Markdown file, with heading paths and line ranges."""
+    """Sections of a Markdown file, with heading paths and line ranges; a line whose text is in
+    ``leave_out`` (a prompt file's starter prose) is read as a blank one."""
     lines = text.splitlines()
     chunks: list[Chunk] = []
     headings: list[tuple[int, str]] = []
@@ -159,7 +166,7 @@ def chunk_markdown(
             level = len(m.group(1))
             headings = [h for h in headings if h[0] < level] + [(level, m.group(2))]
             continue
-        body.append((number, line))
+        body.append((number, "" if line.strip() in leave_out else line))
     emit()
     return chunks
 

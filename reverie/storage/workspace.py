@@ -23,6 +23,7 @@ symlink out of it, no NUL, no '..', not absolute.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import stat
@@ -70,6 +71,16 @@ _TEMPLATES = {SOUL: "SOUL.md", USER: "USER.md", MEMORY: "MEMORY.md"}
 def starter_text(rel: str) -> str:
     """The starter text a prompt file is created with (``init``), and cleared back to."""
     return resources.files("reverie").joinpath("templates", _TEMPLATES[rel]).read_text("utf-8")
+
+
+@functools.cache
+def starter_prose(rel: str) -> frozenset[str]:
+    """The starter text's own lines under its heading ("Who the user is: …"): Reverie's words
+    about the file, no memory of anyone's, so Recall leaves them out. Empty for other files."""
+    if rel not in _TEMPLATES:
+        return frozenset()
+    lines = (line.strip() for line in starter_text(rel).splitlines())
+    return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
 def content_id(text: str) -> str:
