@@ -109,6 +109,7 @@ def _calls(head: str) -> dict[str, Callable[[Memory], Awaitable[Any]]]:
         "arequeue": lambda m: m.arequeue(),
         "apending": lambda m: m.apending(),
         "alog": lambda m: m.alog(limit=50),
+        "alast_dream_commit": lambda m: m.alast_dream_commit(),
         "ashow": lambda m: m.ashow(head),
         "awhy": lambda m: m.awhy("Lisbon"),
         "akept_replies": lambda m: m.akept_replies("Lisbon"),
