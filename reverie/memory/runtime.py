@@ -41,8 +41,6 @@ __all__ = ["Runtime", "Identity"]
 
 S = TypeVar("S")
 
-#: Where a workspace's memory repo lives (``reverie.gitstore.location``: a separate git dir first).
-
 
 def _stamp(path: str) -> tuple[int, int] | None:
     """The folder's device and inode (None when nothing is there to stat)."""

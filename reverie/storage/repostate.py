@@ -42,11 +42,13 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: Reverie's own folder in a memory repo's git dir (``state_dir``).
+STATE_DIR = "reverie"
 #: A memory repo's identity, inside its git dir: a random token written once (``ensure_repo_id``).
 #: A workspace deleted and made anew at the same path can get the same inode numbers (ext4 reuses
 #: a freed inode at once); its new repo never has the same token, so ``Memory``'s moved-workspace
 #: check (``reverie.memory.runtime.Identity``) tells the two apart.
-REPO_ID = "reverie/id"
+REPO_ID = f"{STATE_DIR}/id"
 
 
 def read_repo_id(git_dir: Path | str) -> str | None:
@@ -96,7 +98,7 @@ LeftBusy = dict[str, "tuple[ObjectID | None, ObjectID | None]"]
 
 def state_dir(git_dir: Path) -> Path:
     """Reverie's own files in the memory repo's git dir."""
-    return git_dir / "reverie"
+    return git_dir / STATE_DIR
 
 
 def read_left_busy(git_dir: Path, *, drop: bool = True) -> LeftBusy:
