@@ -128,42 +128,45 @@ while #out < limit do
 end
 return out
 """)
-# KEYS: lease, claims. ARGV: token, lease ms, claim end, ws. The holder asking again (its request
-# resent after a lost reply) has it.
-_ACQUIRE = """
+# The opening of every script on a token-held key (a lease, a dispatcher's right). KEYS[1]: the key;
+# ARGV[1]: the token. Taking it (ARGV[2]: ms): taken unless another token holds it; the holder
+# asking again (its request resent after a lost reply) has it. Holding it: go on only as its holder.
+_TAKEN = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
 elseif not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return 0
 end
-redis.call('ZADD', KEYS[2], 'GT', ARGV[3], ARGV[4])
-return 1
 """
-_RENEW = """
+_HELD = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+"""
+# KEYS: lease, claims. ARGV: token, lease ms, claim end, ws.
+_ACQUIRE = (
+    _TAKEN
+    + """redis.call('ZADD', KEYS[2], 'GT', ARGV[3], ARGV[4])
+return 1
+"""
+)
+_RENEW = (
+    _HELD
+    + """redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[2], 'GT', ARGV[3], ARGV[4])
 return 1
 """
+)
 # KEYS: lease, claims. ARGV: token, ws. Only the holder releases, and only then its claim.
-_RELEASE = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
+_RELEASE = (
+    _HELD
+    + """redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
 return 1
 """
-# KEYS: a lock. ARGV: a token, ms. Taken unless another token holds it; the holder asking again
-# (its request resent after a lost reply) has it.
-_TAKE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-return 0
-"""
-# KEYS: a lock. ARGV: its holder's token. Removed only by its holder.
-_UNLOCK = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-return redis.call('DEL', KEYS[1])
-"""
+)
+# KEYS: a dispatcher's right (``rebuilding``, ``admitting``). ARGV: a token, ms.
+_TAKE = _TAKEN + "return 1\n"
+# KEYS: such a right. ARGV: its holder's token. Removed only by its holder.
+_UNLOCK = _HELD + "return redis.call('DEL', KEYS[1])\n"
 # Token bucket: refill at `rate` tokens/s up to `cap` since the stored time, debit `debit`; returns
 # the tokens.
 _REFILL = """
