@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.fleet import RedisServer, fleet_env
-from support.fleet_fixtures import fleet_for, needs_redis
+from support.fleet_fixtures import fleet_for, needs_redis, plain_root
 
 from reverie.storage.config import Config, load_config
 from reverie.storage.scopes import write_root_kind
@@ -28,19 +28,6 @@ celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis)
 
 def _fleet(root: Path, server: RedisServer, monkeypatch: pytest.MonkeyPatch, **fleet: object):
     return fleet_for(root, server, monkeypatch, model="reverie/offline", **fleet)
-
-
-def _plain(root: Path, *names: str) -> None:
-    """A plain fleet root holding a workspace with one pending history entry per name."""
-    config = Config()
-    config.memory.history.fsync = False
-    for name in names:
-        ws = Workspace(root / name)
-        ws.init()
-        WorkspaceStore(ws, config=config).append_history(
-            f"- [durable] {name} works at Acme", "cli:test"
-        )
-    write_root_kind(root, "plain")
 
 
 # -- a workspace that refuses every job: kept due, backing off -------------------------------------
@@ -71,7 +58,7 @@ def test_a_workspace_that_fails_every_job_backs_off_and_is_never_dropped(
     counted; a root of scopes sent it again every claim period without a back-off. Now it is due
     again after the failure back-off, which doubles, and the other workspaces are served."""
     root = tmp_path / "plain"
-    _plain(root, "bad", "good")
+    plain_root(root, "bad", "good")
     outside = tmp_path / "outside"
     _break(root / "bad", how, outside)
     before = sorted(p.name for p in outside.rglob("*")) if outside.exists() else []
@@ -111,7 +98,7 @@ def test_a_bug_in_one_workspaces_job_is_one_line_and_backs_off(
     from reverie.fleet.job import run_dream_job
 
     root = tmp_path / "plain"
-    _plain(root, "a")
+    plain_root(root, "a")
     fleet = _fleet(root, redis_server, monkeypatch, retry_backoff_seconds=30)
     fleet.mark_dirty("a", now=0)
     assert fleet.dispatch_once(lambda ws: None) == ["a"]
@@ -137,7 +124,7 @@ def test_a_worker_without_the_shared_root_removes_nothing(
     again. Now the job checks the root first: one line, nothing removed, the workspace due again
     after the back-off, and dreamed once the root is back."""
     root = tmp_path / "plain"
-    _plain(root, "a")
+    plain_root(root, "a")
     fleet = _fleet(root, redis_server, monkeypatch, retry_backoff_seconds=30)
     fleet.mark_dirty("a", now=0)
     assert fleet.dispatch_once(lambda ws: None) == ["a"]
@@ -172,7 +159,7 @@ def test_a_parked_workspace_is_not_run_by_a_message_sent_before_or_again(
     from reverie.dream.fence import read_epoch
 
     root = tmp_path / "plain"
-    _plain(root, "a")
+    plain_root(root, "a")
     fleet = _fleet(root, redis_server, monkeypatch)
     fleet.coord.park("a", "2 jobs died mid-run (killed, or past the hard time limit)")
     caplog.set_level(logging.WARNING)
@@ -232,7 +219,7 @@ def test_a_redis_that_evicts_the_due_index_is_healed_at_the_next_tick(
     root = tmp_path / kind
     names = ["a", "b", "c"]
     if kind == "plain":
-        _plain(root, *names)
+        plain_root(root, *names)
         ids = names
     else:
         scopes = ScopeRoot(root)
@@ -272,7 +259,7 @@ def test_a_worker_whose_clock_is_a_day_ahead_writes_times_on_the_fleets_clock(
     workspace was not sent again for a day; a failure's back-off it wrote was a day long too. Now
     they are on the fleet's clock, Redis's ``TIME`` (`Coordinator.now`), whatever the host's."""
     root = tmp_path / "plain"
-    _plain(root, "a", "bad")
+    plain_root(root, "a", "bad")
     _break(root / "bad", "state-is-a-file", tmp_path / "outside")
     dispatcher = _fleet(root, redis_server, monkeypatch, retry_backoff_seconds=30)
     for name in ("a", "bad"):
@@ -310,7 +297,7 @@ def test_a_job_whose_arguments_are_not_a_workspace_id_is_one_line_and_dropped(
     from reverie.fleet.app import TASK, make_app
 
     root = tmp_path / "plain"
-    _plain(root, "a")
+    plain_root(root, "a")
     env = fleet_env(
         root,
         redis_server,
@@ -358,7 +345,7 @@ def test_a_write_marked_while_redis_is_down_is_dreamed_when_it_is_back(
     config = Config()
     config.memory.history.fsync = False
     if kind == "plain":
-        _plain(root, "a")
+        plain_root(root, "a")
         ws_id = "a"
     else:
         store = WorkspaceStore(ScopeRoot(root).ensure(Scope("a")), config=config)
@@ -404,7 +391,7 @@ def test_a_due_index_deleted_by_hand_is_back_within_a_claim_period(
 
     root = tmp_path / kind
     if kind == "plain":
-        _plain(root, "a")
+        plain_root(root, "a")
         ws_id = "a"
     else:
         config = Config()

@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 from support.fleet import RedisServer, fleet_env
-from support.fleet_fixtures import fleet_for, needs_redis
+from support.fleet_fixtures import fleet_for, needs_redis, plain_root
 
 from reverie.storage.config import Config
 from reverie.storage.scopes import write_root_kind
 from reverie.storage.store import WorkspaceStore
-from reverie.storage.workspace import Workspace
 
 pytestmark = [needs_redis, pytest.mark.usefixtures("no_process_left")]
 celery = pytest.importorskip("celery", reason="the `fleet` extra (celery, redis) is not installed")
@@ -50,19 +49,6 @@ def redis_server(server: RedisServer) -> RedisServer:
 
 def _fleet(root: Path, server: RedisServer, monkeypatch: pytest.MonkeyPatch, **fleet: object):
     return fleet_for(root, server, monkeypatch, model="reverie/offline", drain_seconds=600, **fleet)
-
-
-def _plain(root: Path, *names: str) -> None:
-    """A plain fleet root holding a workspace with one pending history entry per name."""
-    config = Config()
-    config.memory.history.fsync = False
-    for name in names:
-        ws = Workspace(root / name)
-        ws.init()
-        WorkspaceStore(ws, config=config).append_history(
-            f"- [durable] {name} works at Acme", "cli:test"
-        )
-    write_root_kind(root, "plain")
 
 
 def _reverie(env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -144,7 +130,7 @@ def test_two_dispatchers_ticking_at_once_never_take_the_fleet_past_max_inflight(
     the live claims in the same script that takes new ones."""
     root = tmp_path / "plain"
     names = [f"w{i}" for i in range(6)]
-    _plain(root, *names)
+    plain_root(root, *names)
     first = _fleet(root, redis_server, monkeypatch, max_inflight=2)
     second = _fleet(root, redis_server, monkeypatch, max_inflight=2)
     assert first.coord is not second.coord
@@ -178,7 +164,7 @@ def test_two_dispatchers_ticking_at_once_spend_one_reading_of_the_token_bucket_o
     next tick, from what is left."""
     root = tmp_path / "plain"
     names = [f"w{i}" for i in range(6)]
-    _plain(root, *names)
+    plain_root(root, *names)
     budget = {"tokens_per_minute": 10_000, "tokens_per_run": 4_000, "max_inflight": 10}
     first = _fleet(root, redis_server, monkeypatch, **budget)
     second = _fleet(root, redis_server, monkeypatch, **budget)
@@ -212,7 +198,7 @@ def test_a_markers_temporary_file_a_crash_left_is_removed_once_old(
     import hashlib
 
     root = tmp_path / "plain"
-    _plain(root, "a")
+    plain_root(root, "a")
     fleet = _fleet(root, redis_server, monkeypatch)
     fleet.mark_dirty("a", now=0)
     digest = hashlib.blake2b(b"a", digest_size=16).hexdigest()
@@ -368,12 +354,12 @@ def test_two_dispatchers_rebuild_a_lost_redis_once_and_the_other_keeps_dispatchi
     import redis as redis_py
 
     root = tmp_path / "plain"
-    _plain(root, "a")
+    plain_root(root, "a")
     first = _fleet(root, redis_server, monkeypatch)
     second = _fleet(root, redis_server, monkeypatch)
     for fleet in (first, second):
         fleet.dispatch_once(lambda ws: None)  # each has built on the generation
-    _plain(root, "b")  # appended by a node that never marks: only a scan finds it
+    plain_root(root, "b")  # appended by a node that never marks: only a scan finds it
     redis_py.Redis(unix_socket_path=str(redis_server.sock)).flushall()
     scans: list[str] = []
     rebuild = first.rebuild_due

@@ -15,7 +15,7 @@ from .fleet import REDIS_SERVER, RedisServer, fleet_env, stop_all
 if TYPE_CHECKING:
     from reverie.fleet import Fleet
 
-__all__ = ["needs_redis", "redis_server", "no_process_left", "fleet_for"]
+__all__ = ["needs_redis", "redis_server", "no_process_left", "fleet_for", "plain_root"]
 
 #: A fleet test's mark: skipped, naming what is missing, on a machine without redis-server.
 needs_redis = pytest.mark.skipif(
@@ -64,3 +64,21 @@ def fleet_for(
     for key, value in fleet.items():
         monkeypatch.setenv(f"REVERIE_FLEET__{key.upper()}", str(value))
     return Fleet(load_config())
+
+
+def plain_root(root: Path, *names: str) -> None:
+    """A plain fleet root holding a workspace with one pending history entry per name."""
+    from reverie.storage.config import Config
+    from reverie.storage.scopes import write_root_kind
+    from reverie.storage.store import WorkspaceStore
+    from reverie.storage.workspace import Workspace
+
+    config = Config()
+    config.memory.history.fsync = False
+    for name in names:
+        ws = Workspace(root / name)
+        ws.init()
+        WorkspaceStore(ws, config=config).append_history(
+            f"- [durable] {name} works at Acme", "cli:test"
+        )
+    write_root_kind(root, "plain")
