@@ -25,6 +25,7 @@ ON_A_WORKSPACE = [
     ["consolidate"],
     ["search", "Lisbon"],
     ["index"],
+    ["history", "show"],  # printed "(no entries)" as though the workspace were empty
 ]
 
 

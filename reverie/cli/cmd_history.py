@@ -41,7 +41,7 @@ def run_append(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    entries = open_memory(args).history(since=args.since, limit=args.limit)
+    entries = open_memory(args, existing=True).history(since=args.since, limit=args.limit)
     if args.json:
         emit_json(
             [
