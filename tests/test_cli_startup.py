@@ -190,3 +190,30 @@ def test_the_demo_imports_no_model_stack_and_no_data_package(tmp_path) -> None:
     assert "reverie.llm.offline.engine" in modules  # the demo did run the engine
     loaded = {m if m in _DEMO_FORBIDDEN else m.split(".")[0] for m in modules} & _DEMO_FORBIDDEN
     assert loaded == set(), f"`reverie demo` imported {sorted(loaded)}"
+
+
+def test_the_demo_reads_its_own_config_without_pydantic(tmp_path) -> None:
+    """With no home config and no variable, the demo's config is the models' defaults and its
+    reverie.json (``storage.configdata.given_if_only``): pydantic's import and the models' build
+    were a third of its start-up. The rendered run, as a person runs it."""
+    proc, modules = imported("demo", str(tmp_path / "demo"))
+    assert proc.returncode == 0, proc.stderr
+    assert "Done in" in proc.stdout
+    loaded = {m.split(".")[0] for m in modules} & {"pydantic", "pydantic_core"}
+    assert loaded == set() and "reverie.storage.config" not in modules
+
+
+def test_the_demo_validates_a_home_config_that_sets_a_key(_isolated_home, tmp_path) -> None:
+    """A key the person set (home config) is read through the models: a bad value is the usual
+    one-line error, a good one is used."""
+    home_config = _isolated_home / "config.json"
+    home_config.write_text(json.dumps({"memory": {"history": {"maxEntryChars": 5}}}))
+    proc, _ = imported("demo", "--json", str(tmp_path / "bad"))
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(
+        "reverie: error: config: memory.history.maxEntryChars = 5: Input should be greater than"
+    )
+    home_config.write_text(json.dumps({"memory": {"history": {"maxEntryChars": 1000}}}))
+    proc, modules = imported("demo", "--json", str(tmp_path / "good"))
+    assert proc.returncode == 0, proc.stderr
+    assert "reverie.storage.config" in modules

@@ -55,7 +55,8 @@ def test_the_view_answers_every_key_as_the_models_do(tmp_path: Path) -> None:
     for path, value in leaves:
         got = _get(view, path)
         got = dict(got._data) if isinstance(got, ConfigView) else got  # noqa: SLF001
-        assert got == value, ".".join(path)
+        # the same type too: a float field's int default (intervalH 2) is an int in both
+        assert got == value and type(got) is type(value), ".".join(path)
     with pytest.raises(AttributeError):
         _get(view, ("memory", "history", "no_such_key"))
 
@@ -132,3 +133,63 @@ def test_status_uses_a_config_given_to_open(tmp_path: Path) -> None:
         assert memory.status().budgets["SOUL.md"]["limit"] == 123
     with reverie.open(ws.root) as memory:
         assert memory.status().budgets["SOUL.md"]["limit"] == Config().dream.soul_max_chars
+
+
+def _nodes(model: BaseModel, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], BaseModel]]:
+    out = [(path, model)]
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            out += _nodes(value, (*path, name))
+    return out
+
+
+def test_the_demos_view_is_the_config_the_models_give(tmp_path: Path) -> None:
+    """The demo's config read without pydantic (``given_if_only``) answers every key, every
+    ``model_fields_set`` and the derived names as ``load_config`` does on the same workspace."""
+    from reverie.chat.demo import DEMO_CONFIG
+    from reverie.storage.configdata import given_if_only
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "reverie.json").write_text(json.dumps(DEMO_CONFIG))
+    view = given_if_only(ws, DEMO_CONFIG, env={})
+    config = load_config(ws, env={})
+    assert view is not None
+    for path, value in _leaves(config):
+        got = _get(view, path)
+        got = dict(got._data) if isinstance(got, ConfigView) else got  # noqa: SLF001
+        assert got == value and type(got) is type(value), ".".join(path)
+    for path, node in _nodes(config):
+        assert _get(view, path).model_fields_set == node.model_fields_set, ".".join(path)
+        assert _get(view, path).model_extra == (node.model_extra or {}), ".".join(path)
+    assert view.defaults.context_window_tokens == config.defaults.context_window_tokens == 2048
+    assert (view.model, view.dream_model) == (config.model, config.dream_model)
+    assert view.dream.max_batch_size == config.dream.max_batch_size
+    assert not view.providers and view.models.get(view.model) is None
+
+
+def test_the_demos_view_only_when_its_file_is_the_only_source(
+    _isolated_home: Path, tmp_path: Path
+) -> None:
+    from reverie.chat.demo import DEMO_CONFIG
+    from reverie.storage.configdata import given_if_only
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    assert given_if_only(ws, DEMO_CONFIG, env={}) is None  # no reverie.json: not the demo's
+    (ws / "reverie.json").write_text(json.dumps(DEMO_CONFIG))
+    assert given_if_only(ws, DEMO_CONFIG, env={"REVERIE_HOME": "x"}) is not None
+    assert given_if_only(ws, DEMO_CONFIG, env={"REVERIE_MODEL": "openai/x"}) is None
+    (_isolated_home / "config.json").write_text(json.dumps({"git": {"gcEvery": 5}}))
+    assert given_if_only(ws, DEMO_CONFIG, env={}) is None
+    (_isolated_home / "config.json").write_text("{not json")
+    with pytest.raises(ConfigError) as plain:
+        given_if_only(ws, DEMO_CONFIG, env={})
+    with pytest.raises(ConfigError) as validated:
+        load_config(ws, env={})
+    assert str(plain.value) == str(validated.value)
+    (_isolated_home / "config.json").unlink()
+    for odd in ({"agents": {"defaults": {"noSuchKey": 1}}}, {"providers": {"openai": {}}}):
+        (ws / "reverie.json").write_text(json.dumps(odd))
+        assert given_if_only(ws, odd, env={}) is None  # the models' to read (and to warn about)

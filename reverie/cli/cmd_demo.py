@@ -38,7 +38,6 @@ def run(args: argparse.Namespace) -> int:
 
     from ..chat.demo import is_free, run_demo
     from ..llm.activity import ModelActivity
-    from ..storage.config import load_config
     from ._status import StatusLine
 
     ws = workspace_of(args)
@@ -53,7 +52,11 @@ def run(args: argparse.Namespace) -> int:
     # The source workspace's configuration, unless the demo runs in it (then it is the demo's own,
     # loaded there).
     borrowed = source.is_dir() and not is_free(source) and source.resolve() != root.resolve()
-    config = load_config(source) if borrowed else None
+    config = None
+    if borrowed:
+        from ..storage.config import load_config
+
+        config = load_config(source)
 
     def say(title: str, text: str) -> None:
         if not args.json:

@@ -181,7 +181,8 @@ def config_defaults() -> str:
     give them."""
     from ..storage.config import Config
 
-    return json.dumps(Config().model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    # python mode: a float field's int default stays an int (2, not 2.0), as a Config() holds it
+    return json.dumps(Config().model_dump(), indent=2, ensure_ascii=False) + "\n"
 
 
 def write(docs: Path = DOCS) -> list[Path]:

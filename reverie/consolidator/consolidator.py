@@ -40,7 +40,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ContextWindowError, HistoryError, LockTimeoutError, SessionError
 from ..llm.client import ModelClient
@@ -50,7 +50,6 @@ from ..llm.tokens import estimate_tokens as _estimate_message_tokens
 from ..llm.transcript import raw_entries, speaker, transcript_content
 from ..llm.types import Usage
 from ..llm.window import ContextWindows, reply_tokens
-from ..storage.config import Config
 from ..storage.history import format_timestamp
 from ..storage.locking import Lock, lock_path
 from ..storage.sessions import Session, SessionStore
@@ -59,6 +58,9 @@ from .estimate import PromptEstimator, model_view
 from .resume import SLICE_KEY, resume_offset, slice_marks
 from .slicing import pick_slice, safe_ends
 from .summary import CONTEXT_MESSAGES, SummaryReply, summarise
+
+if TYPE_CHECKING:
+    from ..storage.config import Config
 
 log = logging.getLogger(__name__)
 

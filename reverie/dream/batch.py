@@ -10,13 +10,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..gitstore.types import CommitInfo
 from ..llm import protocol
-from ..storage.config import DreamConfig
 from ..storage.history import HistoryEntry
 from ..storage.workspace import MEMORY, MEMORY_FILES, SOUL, USER
+
+if TYPE_CHECKING:
+    from ..storage.config import DreamConfig
 
 __all__ = [
     "ENTRY_CAP",

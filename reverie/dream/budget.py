@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelUnavailableError
 from ..llm.types import ModelResponse, Usage
-from ..storage.config import DreamConfig
 
 if TYPE_CHECKING:
     from ..llm.client import ModelClient
+    from ..storage.config import DreamConfig
 
 __all__ = ["Budget", "BudgetExceeded", "REPEAT_LIMIT", "budgeted_call", "call_reserve"]
 

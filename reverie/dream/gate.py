@@ -13,14 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..security.secrets import scan
-from ..storage.config import DreamConfig
 from ..storage.workspace import MEMORY, SOUL, USER
 from ..text.memline import bare_line
 from ..text.safety import control_chars
 from .archive import parse_entry
 from .result import Finding
+
+if TYPE_CHECKING:
+    from ..storage.config import DreamConfig
 
 __all__ = ["GateVerdict", "check"]
 

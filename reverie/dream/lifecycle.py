@@ -57,15 +57,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import TYPE_CHECKING
 
 from ..llm.protocol import split_replaces
-from ..storage.config import DreamConfig
 from ..storage.workspace import MEMORY, SOUL, USER
 from ..text.dates import MONTH_NAME, month_number
 from ..text.memline import bare_line, is_fact_line, is_pinned, line_key, unpin
 from . import archive as arc
 from .result import Edit, Finding
 from .salience import LineInfo, SalienceRecord, recent, score
+
+if TYPE_CHECKING:
+    from ..storage.config import DreamConfig
 
 __all__ = [
     "Retired",

@@ -39,7 +39,7 @@ from ..llm.registry import prefix_of
 from ..llm.types import Usage
 from ..llm.window import ContextWindows, reply_tokens, room
 from ..security.untrusted import untrusted_soul_lines
-from ..storage.config import OFFLINE_MODEL, Config
+from ..storage.configdata import OFFLINE_MODEL
 from ..storage.history import HistoryEntry
 from ..storage.store import WorkspaceStore
 from ..storage.workspace import MEMORY, MEMORY_FILES, SOUL
@@ -74,6 +74,7 @@ from .staging import StagedFiles, unified_diff
 if TYPE_CHECKING:
     from ..gitstore import GitStore
     from ..llm.client import ModelClient
+    from ..storage.config import Config
 
 __all__ = ["Dream", "ProgressCallback"]
 

@@ -31,13 +31,13 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dulwich.objects import Blob, Commit, ObjectID, ShaFile
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from ..errors import EditConflictError, GitStoreError, MergeConflictError
-from ..storage.config import GitConfig
 from ..storage.fsutil import read_bytes_or_none
 from ..storage.locking import exclusive
 from ..storage.repostate import (
@@ -110,6 +110,9 @@ from .writer import (
     write_tracked,
 )
 
+if TYPE_CHECKING:
+    from ..storage.config import GitConfig
+
 log = logging.getLogger(__name__)
 
 __all__ = ["GitStore", "WriteScope"]
@@ -147,7 +150,11 @@ class GitStore(NanobotGitAPI):
     ) -> None:
         """``tracked_files`` (nanobot's argument) overrides ``config.tracked_files``."""
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
-        self.config = config if config is not None else GitConfig()
+        if config is None:
+            from ..storage.config import GitConfig  # pydantic: only when no config is given
+
+            config = GitConfig()
+        self.config = config
         if tracked_files is not None:
             self.config = self.config.model_copy(update={"tracked_files": list(tracked_files)})
         self.tracked: list[str] = list(

@@ -38,7 +38,6 @@ error text goes through ``security.secrets.scrub`` with the keys the call carrie
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import inspect
 import logging
 import os
@@ -49,7 +48,7 @@ import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
@@ -57,12 +56,14 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 from ..backoff import jittered_backoff
 from ..errors import ContextWindowError, ModelError, ModelUnavailableError, cause_chain
 from ..security.secrets import scrub
-from ..storage.config import Config, LLMConfig, ProviderConfig
 from . import registry
 from .registry import prefix_of as provider_of
 from .tokens import estimate_tokens
 from .types import ModelResponse, ToolCall, Usage
 from .window import parse_limit
+
+if TYPE_CHECKING:
+    from ..storage.config import Config, LLMConfig, ProviderConfig
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +192,11 @@ class ModelClient:
     between tasks."""
 
     def __init__(self, config: Config | None = None) -> None:
-        self.config = config if config is not None else Config()
+        if config is None:
+            from ..storage.config import Config  # pydantic: only when no config is given
+
+            config = Config()
+        self.config = config
         self._sleep = asyncio.sleep  # the one wait; tests of the policy may replace it
         self._outages: dict[str, float] = {}  # model → when a call to it last ended in an outage
 
@@ -921,6 +926,8 @@ def _retry_after(exc: BaseException) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # only here: a Retry-After date, on a retried call
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -33,13 +33,15 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..storage.config import Config
 from ..storage.fsutil import atomic_write
 from . import registry
+
+if TYPE_CHECKING:
+    from ..storage.config import Config
 
 log = logging.getLogger(__name__)
 

@@ -45,7 +45,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import orjson
 
@@ -60,7 +60,6 @@ from ..llm.transcript import render_line, speaker, stamp_of
 from ..llm.types import ModelResponse
 from ..llm.window import ContextWindows, reply_tokens, room
 from ..recall.rank import STOPWORDS
-from ..storage.config import Config
 from ..storage.fsutil import (
     atomic_write,
     fsync_dir,
@@ -72,6 +71,9 @@ from ..storage.locking import Lock, lock_path
 from ..storage.sessions import Session, content_text
 from ..storage.workspace import Workspace
 from ..text.memline import bullet_text, strip_bullet
+
+if TYPE_CHECKING:
+    from ..storage.config import Config
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError, RecallError, WorkspaceError
-from ..storage.config import Config, SearchConfig, load_config
 from ..storage.history import HistoryLog
 from ..storage.hitlog import record_hits
 from ..storage.workspace import MEMORY_FILES, Workspace
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
     _State = tuple[int, int]  # SearchIndex.state()
     _Ids = NDArray[numpy.int64]  # chunk ids, ascending
     _Vecs = NDArray[numpy.float32]  # one row (or one value) per id
+    from ..storage.config import Config, SearchConfig
 
 __all__ = ["Recall", "memory_search"]
 
@@ -122,7 +122,11 @@ class Recall:
         if not self.workspace.root.is_dir():  # searching never creates a workspace (nor its index)
             self.workspace.check()
             raise WorkspaceError(f"workspace {self.workspace.root} does not exist")
-        self.config = config if config is not None else load_config(self.workspace.root)
+        if config is None:
+            from ..storage.config import load_config
+
+            config = load_config(self.workspace.root)
+        self.config = config
         ws = self.workspace
         self.history = history or HistoryLog(ws.history_path, ws.cursor_path, ws.dream_cursor_path)
         self.index = SearchIndex(

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ __all__ = [
     "DEFAULTS_PATH",
     "resolve_model",
     "defaults_if_unset",
+    "given_if_only",
     "resolve_dream_model",
     "env_overrides",
     "home_config_path",
@@ -139,20 +141,57 @@ def resolve_dream_model(override: str | None, legacy: str | None, configured: st
 
 class ConfigView:
     """Read-only attribute access over config data keyed by field name, as the models give it:
-    ``view.memory.history.max_entry_chars``, ``view.model``, ``view.dream_model``, ``view.dream``.
+    ``view.memory.history.max_entry_chars``, ``view.model``, ``view.dream_model``, ``view.dream``,
+    ``view.defaults``; a dict-valued key (``providers``, ``models``) reads as a mapping
+    (``view.models.get(name)``). ``given`` is the part of the data a source set (keyed as
+    ``data``): what the models' ``model_fields_set`` holds at each level; no key is unknown, so
+    ``model_extra`` is empty.
     """
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "_given")
 
-    def __init__(self, data: Mapping[str, Any]) -> None:
+    def __init__(self, data: Mapping[str, Any], given: Mapping[str, Any] | None = None) -> None:
         self._data = data
+        self._given: Mapping[str, Any] = given or {}
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # not a key (and no recursion before __init__ set the slots)
+            raise AttributeError(name)
         try:
-            value = self._data[name]
+            return self[name]
         except KeyError:
             raise AttributeError(name) from None
-        return ConfigView(value) if isinstance(value, Mapping) else value
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._data[key]
+        if not isinstance(value, Mapping):
+            return value
+        given = self._given.get(key)
+        return ConfigView(value, given if isinstance(given, Mapping) else None)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self._data else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    @property
+    def model_fields_set(self) -> set[str]:
+        return set(self._given)
+
+    @property
+    def model_extra(self) -> dict[str, Any]:
+        return {}
+
+    @property
+    def defaults(self) -> Any:
+        return self.agents.defaults
 
     @property
     def dream(self) -> Any:
@@ -185,3 +224,41 @@ def defaults_if_unset(
     if files or variables:
         return None
     return ConfigView(_defaults())
+
+
+def given_if_only(
+    workspace: Path, given: Mapping[str, Any], env: Mapping[str, str] | None = None
+) -> ConfigView | None:
+    """The config when its sources hold exactly ``given`` (keyed as in a file, camelCase) and no
+    variable sets a key: the models' defaults with ``given``'s values over them. Else None: the
+    caller validates the sources with ``reverie.storage.config.load_config``. ``given`` must be
+    data the models take as it is, every key theirs and every value of its field's type and range
+    (the demo's reverie.json, ``tests/test_config_defaults.py``: the view equals the models'
+    config key for key). A file that cannot be read or parsed raises the same ``ConfigError`` as
+    ``load_config``."""
+    files, variables = sources(workspace, os.environ if env is None else env)
+    if files != given or variables:
+        return None
+    named = _field_names(given, _defaults())
+    if named is None:
+        return None
+    return ConfigView(merge(dict(_defaults()), named), named)
+
+
+def _field_names(data: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``data`` keyed by field name (``contextWindowTokens``: ``context_window_tokens``, the
+    models' alias generator reversed), or None when a key is not a field of ``defaults``."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), key)
+        if name not in defaults:
+            return None
+        sub = defaults[name]
+        if isinstance(value, Mapping):
+            if not isinstance(sub, Mapping) or (value and not sub):
+                return None  # a dict-valued key (``providers``) set: the models' to read
+            value = _field_names(value, sub)
+            if value is None:
+                return None
+        out[name] = value
+    return out
