@@ -9,6 +9,7 @@ as a ``Config()`` does, and it must only be used when no file and no variable se
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +168,10 @@ def test_the_demos_view_is_the_config_the_models_give(tmp_path: Path) -> None:
     assert (view.model, view.dream_model) == (config.model, config.dream_model)
     assert view.dream.max_batch_size == config.dream.max_batch_size
     assert not view.providers and view.models.get(view.model) is None
+    # a Memory's config goes to its worker processes pickled
+    copy = pickle.loads(pickle.dumps(view, protocol=5))
+    assert copy.defaults.model_fields_set == config.defaults.model_fields_set
+    assert copy.memory.history.max_entry_chars == config.memory.history.max_entry_chars
 
 
 def test_the_demos_view_only_when_its_file_is_the_only_source(

@@ -6,9 +6,10 @@ definition of every key, type and default. This module exists for the paths that
 pydantic (`reverie status`: pydantic's import is most of its start-up): when no file and no variable
 sets a key, the config is exactly the models' defaults, which ``config_defaults.json`` holds as
 data. That file is generated from the models by ``python -m reverie.cli.reference`` and
-``tests/test_config_defaults.py`` fails when it differs from them. When any key is set, callers
-validate through ``reverie.storage.config.load_config``, so a bad value gets the same one-line error
-on every path.
+``tests/test_config_defaults.py`` fails when it differs from them. `reverie demo` reads its own
+reverie.json over them the same way (``given_if_only``: values the models take as they are). When
+any other key is set, callers validate through ``reverie.storage.config.load_config``, so a bad
+value gets the same one-line error on every path.
 """
 
 from __future__ import annotations
@@ -148,11 +149,13 @@ class ConfigView:
     ``model_extra`` is empty.
     """
 
-    __slots__ = ("_data", "_given")
+    __slots__ = ("_data", "_given", "_kids")
 
     def __init__(self, data: Mapping[str, Any], given: Mapping[str, Any] | None = None) -> None:
         self._data = data
         self._given: Mapping[str, Any] = given or {}
+        #: the views of its sections, made once: a demo reads its config some 7,000 times
+        self._kids: dict[str, ConfigView] = {}
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):  # not a key (and no recursion before __init__ set the slots)
@@ -163,11 +166,15 @@ class ConfigView:
             raise AttributeError(name) from None
 
     def __getitem__(self, key: str) -> Any:
+        kid = self._kids.get(key)
+        if kid is not None:
+            return kid
         value = self._data[key]
         if not isinstance(value, Mapping):
             return value
         given = self._given.get(key)
-        return ConfigView(value, given if isinstance(given, Mapping) else None)
+        kid = self._kids[key] = ConfigView(value, given if isinstance(given, Mapping) else None)
+        return kid
 
     def get(self, key: str, default: Any = None) -> Any:
         return self[key] if key in self._data else default
@@ -189,22 +196,29 @@ class ConfigView:
     def model_extra(self) -> dict[str, Any]:
         return {}
 
+    # The whole config's shortcuts, as ``Config`` has them; in a section, its own key of the name.
     @property
     def defaults(self) -> Any:
-        return self.agents.defaults
+        if "agents" not in self._data:
+            return self.__getattr__("defaults")
+        return self["agents"]["defaults"]
 
     @property
     def dream(self) -> Any:
-        return self.agents.defaults.dream
+        if "agents" not in self._data:
+            return self.__getattr__("dream")
+        return self["agents"]["defaults"]["dream"]
 
     @property
-    def model(self) -> str:
-        return resolve_model(self.agents.defaults.model)
+    def model(self) -> Any:
+        if "agents" not in self._data:
+            return self.__getattr__("model")
+        return resolve_model(self["agents"]["defaults"]["model"])
 
     @property
     def dream_model(self) -> str:
         dream = self.dream
-        return resolve_dream_model(dream.model_override, dream.model, self.agents.defaults.model)
+        return resolve_dream_model(dream.model_override, dream.model, self.defaults.model)
 
 
 @cache
