@@ -195,7 +195,7 @@ def test_the_demo_imports_no_model_stack_and_no_data_package(tmp_path) -> None:
 def test_the_demo_reads_its_own_config_without_pydantic(tmp_path) -> None:
     """With no home config and no variable, the demo's config is the models' defaults and its
     reverie.json (``storage.configdata.given_if_only``): pydantic's import and the models' build
-    were a third of its start-up. The rendered run, as a person runs it."""
+    were ≈ 0.3 s of its CPU. The rendered run, as a person runs it."""
     proc, modules = imported("demo", str(tmp_path / "demo"))
     assert proc.returncode == 0, proc.stderr
     assert "Done in" in proc.stdout
