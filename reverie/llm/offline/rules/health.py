@@ -117,8 +117,31 @@ def _cannot_eat(f: Filling) -> bool:
 
 
 def wholly(f: Filling) -> bool:
-    """ "mostly vegan" is no diet the user keeps."""
-    return "mostly" not in f.match.group(0).lower()
+    """ "mostly vegan" is no diet the user keeps; nor one said with what the user eats anyway
+    ("I'm vegan but I eat honey"): the line would drop the exception. Vegetarian but eating fish
+    is pescatarian ("I'm vegetarian but I eat fish so pescatarian I guess")."""
+    if "mostly" in f.match.group(0).lower():
+        return False
+    m = _EXCEPTION.search(f.message or f.match.string)
+    if m is None:
+        return True
+    fish = _FISH.fullmatch(m.group("x").strip())
+    if fish is not None and f.values["v"].lower() == "vegetarian":
+        f.values["v"] = "pescatarian"
+        return True
+    return False
+
+
+#: A diet, then what the user eats anyway: "vegetarian but I eat fish", "vegan, but I do eat
+#: honey", "veggie although I eat chicken at weddings".
+_EXCEPTION = lazy(
+    r"\b(?:vegetarian|vegan|pescatarian|veggie)\b[^.!?;]{0,30}?\b(?:but|except|although|though)\b"
+    r"[,\s]*(?:i |we )?(?:do |still |also |will |sometimes |occasionally )*"
+    r"(?:eat|make an exception for)\s+(?P<x>[a-z][a-z -]{1,30}?)"
+    r"(?=\s*(?:[,.;!?]|$|\s(?:so|and|but|too|sometimes|now|though|occasionally)\b))",
+    re.I,
+)
+_FISH = lazy(r"(?:some )?(?:fish|seafood|fish and seafood|fish and shellfish)", re.I)
 
 
 #: Faiths people tell their assistant about (for food, fasting, holidays).
@@ -466,6 +489,15 @@ RULES += [
         finish=lambda f: (
             not_asked(f) and bool(f.values.setdefault("v", (f.groups.get("w") or "").lower()))
         ),
+    ),
+    # "Well — pescatarian really, I do eat fish": the diet said anew as the truer word for it
+    rule(
+        r"^(?:(?:well|ok|okay|hmm|so|actually|no)[,!]?\s+)*(?P<v>vegetarian|vegan|pescatarian),? "
+        r"(?:really|actually|technically|to be exact|to be precise)(?=\s*(?:[,.;!—–]|$))",
+        "Is {v}",
+        None,
+        "correction",
+        change=True,
     ),
     # "vegetarian now": the diet said anew, with its cue of change
     rule(
