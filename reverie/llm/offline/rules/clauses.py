@@ -273,7 +273,9 @@ FILLER = lazy(
     r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
     r"honestly|frankly|"
     r"tbh|for reference|for context|context|some context|heads-up|"
-    r"just so you know|heads up|note|yes|yeah|yep|right|what can i say|you know what)\b[,:!\s-]+",
+    r"just so you know|heads up|note|yes|yeah|yep|right|what can i say|you know what|"
+    # the sounds a dictated message opens with ("um don't use bullet points")
+    r"um+|uh+|erm+)\b[,:!.\s-]+",
     re.I,
 )
 

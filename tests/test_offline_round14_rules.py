@@ -1,0 +1,55 @@
+"""Issue 36, round 14: standing rules for the agent missed on splits BB and CC, by shape.
+
+A convention said in other words ("24-hour clock", "military time", "British English"), two said
+bare with the courtesy last ("Metric and Celsius please."), a reason after the rule that names
+where the user lives ("it's what we use here"), a dictated message's opening sound ("um don't use
+bullet points"), the length said after the answers ("Answers short please"). The look-alikes (a
+convention someone else keeps, one reply's request, a description) give no rule. Every sentence
+here was written for these tests.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from reverie.llm.offline.rules import extract_facts
+
+
+def _lines(message: str) -> list[str]:
+    return [f.text for f in extract_facts(message)]
+
+
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        ("24 hour clock please, it's what we use here.", "Use 24-hour time"),
+        ("military time pls", "Use 24-hour time"),
+        ("twenty four hour time please", "Use 24-hour time"),
+        ("Please use British English spelling from now on.", "Use british spelling"),
+        ("Metric and Celsius please. Fahrenheit means nothing to me.", "Use metric units"),
+        ("Metric and Celsius please. Fahrenheit means nothing to me.", "Use Celsius"),
+        ("Celsius please, it's what we use over here.", "Use Celsius"),
+        ("um don't use emojis", "Never use emojis"),
+        ("uh, reply in Spanish please", "Reply in Spanish"),
+        ("Replies short please, I read them on the bus.", "Keep answers short"),
+    ],
+)
+def test_a_rule_said_its_way_is_the_rule(message: str, line: str) -> None:
+    assert line in _lines(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "my grandad still uses military time",
+        "I learned British English at school",
+        "metric and celsius",
+        "metric please for the recipe here",
+        "use Celsius here please",
+        "Replies short.",
+        "her replies short please?",
+    ],
+)
+def test_a_look_alike_gives_no_rule(message: str) -> None:
+    lines = _lines(message)
+    assert not any(ln.startswith(("Use ", "Keep answers")) for ln in lines), lines
