@@ -32,6 +32,7 @@ def _lines(message: str) -> list[str]:
         ("um don't use emojis", "Never use emojis"),
         ("uh, reply in Spanish please", "Reply in Spanish"),
         ("Replies short please, I read them on the bus.", "Keep answers short"),
+        ("switch to canadian spelling please", "Use canadian spelling"),
     ],
 )
 def test_a_rule_said_its_way_is_the_rule(message: str, line: str) -> None:
@@ -53,3 +54,33 @@ def test_a_rule_said_its_way_is_the_rule(message: str, line: str) -> None:
 def test_a_look_alike_gives_no_rule(message: str) -> None:
     lines = _lines(message)
     assert not any(ln.startswith(("Use ", "Keep answers")) for ln in lines), lines
+
+
+def test_a_spelling_said_anew_replaces_the_old_one(tmp_path) -> None:
+    """ "make that Canadian English" corrects the spelling rule: the old one is archived."""
+    import offline_statements as st
+
+    run = st.run_item(
+        st.Item(
+            "R14",
+            "-",
+            "correction",
+            None,
+            (
+                "Please use British English spelling.",
+                "oh make that Canadian English, I'm in Ottawa",
+            ),
+            (),
+            (),
+        ),
+        tmp_path,
+    )
+    lines = [line for _, line in run.lines]
+    assert "Use canadian spelling" in lines and "Use british spelling" not in lines, lines
+    assert "Use british spelling" in run.archive, run.archive
+
+
+def test_make_that_for_one_text_is_no_rule() -> None:
+    assert not [
+        t for t in _lines("make that Canadian English for this letter") if t.startswith("Use")
+    ]

@@ -125,8 +125,10 @@ def test_two_lines_of_the_type_leave_it_unsure(tmp_path) -> None:
     [
         # vegetarian but eating fish is pescatarian, whatever follows
         ("I'm vegetarian but I eat fish, so pescatarian I suppose.", "Is pescatarian"),
-        ("I'm vegetarian but I do eat seafood sometimes", "Is pescatarian"),
-        # the diet alone, with a "but" about something else
+        ("I'm vegetarian but I eat prawns", "Is pescatarian"),
+        # the diet alone, with a "but" about something else or about what the diet allows
+        ("vegetarian but I eat eggs and cheese", "Is vegetarian"),
+        ("I'm vegan but I eat loads of tofu", "Is vegan"),
         ("I'm vegan, but my partner eats meat.", "Is vegan"),
         ("I'm vegetarian but I have a huge sweet tooth", "Is vegetarian"),
     ],
@@ -141,8 +143,11 @@ def test_a_diet_with_its_exception_is_the_diet_it_is(message: str, line: str) ->
         "I'm vegan but I eat eggs from our own hens.",
         "I'm vegetarian, although I eat chicken at christmas",
         "I'm vegan but I still eat honey",
+        # fish now and then: the diet is not kept whole, and no pescatarian either
+        "I'm vegetarian but I do eat seafood sometimes",
+        "im veggie but i eat fish now and then",
     ],
 )
-def test_a_diet_said_with_what_the_user_eats_anyway_writes_no_diet(message: str) -> None:
+def test_a_diet_said_with_what_it_leaves_out_eaten_anyway_writes_no_diet(message: str) -> None:
     lines = [f.text for f in extract_facts(message)]
     assert not any(ln.startswith("Is ve") for ln in lines), lines

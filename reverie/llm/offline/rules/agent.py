@@ -37,9 +37,11 @@ TO_AGENT = (
 
 
 ONE_OFF = lazy(
-    r"\b(?:this|that|these|those|for now|today|tonight|tomorrow|right now|yet|below|above|"
+    # ("make that Australian English" corrects a rule, it names no reply)
+    r"\b(?:this|(?<!make )that|these|those|for now|today|tonight|tomorrow|right now|yet|below|"
     # "here" is where the user lives in "it's what we use here", "over here" (a reason, no reply)
-    r"next one|(?<!use )(?<!used )(?<!say )(?<!live )(?<!over )(?<!round )(?<!around )here)\b",
+    r"above|next one|"
+    r"(?<!use )(?<!used )(?<!say )(?<!live )(?<!over )(?<!round )(?<!around )here)\b",
     re.I,
 )
 
@@ -279,7 +281,20 @@ _CONVENTION_AS = {
         "british spelling",
     ),
     "uk spelling": "british spelling",
+    "australian english": "australian spelling",
+    "canadian english": "canadian spelling",
+    "american english": "american spelling",
 }
+
+
+def a_convention_anew(f: Filling) -> bool:
+    """A convention said anew in other words ("make that Australian English"): as its template
+    names it (the one of its kind it replaces)."""
+    value = " ".join(f.values["v"].lower().split())
+    f.values["v"] = _CONVENTION_AS.get(value, value)
+    said = f.message or f.match.string
+    return bool(re.search(rf"\bmake (?:that|it) {re.escape(f.groups['v'])}", said, re.I))
+
 
 #: The conventions a request names with no verb ("short answers", "bullet points", "UK
 #: spelling", "metric", "ISO dates"), each a group its line is made from (``_verbless``).
@@ -608,12 +623,23 @@ RULES = [
         "Use {v}",
         finish=a_convention,
     ),
+    # "actually make that Australian English": the spelling said anew, as a correction
+    rule(
+        # (the clause may reach the rules with "make that" read off as the correction's cue)
+        r"(?:^|\bmake (?:that|it) )(?P<v>(?:british|american|australian|canadian) (?:english|"
+        r"spelling))(?=\s*(?:[,.;!—–]|$))",
+        "Use {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_convention_anew,
+    ),
     # "switch to american spelling pls": the convention changed (it replaces the one of its kind)
     rule(
         r"^(?:please[,\s]+)?(?:switch|change|go|move) (?:back )?to (?P<v>metric units|imperial "
         r"units|"
-        r"british spelling|american spelling|uk english|us english|celsius|fahrenheit|24-hour time|"
-        r"12-hour time|iso dates)\b",
+        r"british spelling|american spelling|australian spelling|canadian spelling|uk english|"
+        r"us english|celsius|fahrenheit|24-hour time|12-hour time|iso dates)\b",
         "Use {v}",
         None,
         "correction",
