@@ -61,10 +61,20 @@ _WORK = lazy(
 )
 
 
+#: Words before a dated thing that make it part of another ("code freeze for the …").
+_OF_SOMETHING = lazy(r"\b(?:for|of|before|after)\s*$|^(?:for|of|before|after)$", re.I)
+
+
 def dated_event(f: Filling) -> bool:
     """ "Our v2.0 release is on 14 November" → a deadline for it ("… deadline", "deadline for …"
     taken off: the template says it); "Court date for X is March 3" → an event on that day."""
     said = f.values.get("v", "")
+    head = " ".join(f.groups.get("v", "").split()[:1])  # as said, before the template's words
+    part_of = re.search(rf"\b(?:for|of)\b.*\b(?:{_DELIVERABLES}|{_EVENTS})\b", said, re.I)
+    if _OF_SOMETHING.search(f.match.string[: f.match.start()]) or _OF_SOMETHING.match(head):
+        return False  # "code freeze for the 3.0 release is November 1": the freeze is the subject
+    if part_of:
+        return False  # "the rehearsal dinner for the launch is on June 3": the dinner is dated
     deliverable = re.search(rf"\b{_DELIVERABLES}\b", said, re.I)
     what = re.sub(r"\s+deadline$", "", said, flags=re.I)
     what = re.sub(r"^(?:the )?deadline for (?:the |our |my )?", "", what, flags=re.I)

@@ -121,6 +121,40 @@ _NOT_A_NAME = frozenset(
 )
 
 
+#: A day of the month said in words, as dictation writes it ("October fifteenth", "the twelfth of
+#: May", "November first"): "May" and "March" only with their capital ("we may first ask").
+_ORDINAL_WORDS = {
+    w: n
+    for n, w in enumerate(
+        (
+            "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+            "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+        ).split(),
+        1,
+    )
+}
+_ORDINAL_WORD = r"(?:(?P<t>twenty|thirty)[- ])?(?P<o>" + "|".join(_ORDINAL_WORDS) + r"|thirtieth)"
+_MONTH_SAID = (
+    r"(?:(?i:january|february|april|june|july|august|september|october|november|december)|(?-i:May|"
+    r"March))"
+)
+_DICTATED_DAY = lazy(
+    rf"(?i:\b(?P<m>{_MONTH_SAID}) (?:the )?{_ORDINAL_WORD}\b)"
+    rf"|(?i:\bthe {_ORDINAL_WORD.replace('P<t>', 'P<t2>').replace('P<o>', 'P<o2>')} of "
+    rf"(?P<m2>{_MONTH_SAID})\b)"
+)
+
+
+def _day_in_digits(m: re.Match[str]) -> str:
+    """ "October fifteenth" → "October 15", "the twelfth of May" → "12 May"."""
+    tens, word = m.group("t") or m.group("t2"), (m.group("o") or m.group("o2")).lower()
+    day = 30 if word == "thirtieth" else _ORDINAL_WORDS[word]
+    day += {"twenty": 20, "thirty": 30}.get((tens or "").lower(), 0)
+    if day > 31:
+        return m.group(0)
+    return f"{m.group('m')} {day}" if m.group("m") else f"{day} {m.group('m2')}"
+
+
 def _named(m: re.Match[str]) -> str:
     first, second = m.group("n"), m.group("m")
     if first in _NOT_A_NAME or not given_name(first):
@@ -151,6 +185,7 @@ def spelled(message: str) -> str:
         full = _APOSTROPHES[word.lower()]
         return full if full[:1] == "I" or word.islower() else full[:1].upper() + full[1:]
 
+    message = _DICTATED_DAY.sub(_day_in_digits, message)
     message = _ITS.sub(lambda m: "It's" if m.group(0)[0] == "I" else "it's", message)
     message = _ID.sub("I'd", message)
     return _APOSTROPHE_RX.sub(put, message)

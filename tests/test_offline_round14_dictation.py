@@ -1,0 +1,49 @@
+"""Issue 36, round 14: what dictation writes (split CC's writer), and a dated thing that is part of
+another. A day of the month said in words ("October fifteenth", "the twelfth of May") is the day;
+"may first" and "march first" in lower case are no dates. A dated thing after "for" or "of" ("code
+freeze for the 3.0 release is November 1") is no deadline of that thing: the line would drop what is
+dated. Every sentence here was written for these tests.
+"""
+
+from __future__ import annotations
+
+import offline_statements as st
+import pytest
+
+from reverie.llm.offline.rules import extract_facts
+
+
+def _lines(message: str) -> list[str]:
+    return [f.text for f in extract_facts(message, st.SAID_ON)]
+
+
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        (
+            "the website launch is September twenty-second",
+            "Deadline for website launch: 2027-09-22",
+        ),
+        ("our 2.0 release is on the third of August", "Deadline for 2.0 release: 2027-08-03"),
+        (
+            "the product launch is March first, no slipping",
+            "Deadline for product launch: 2027-03-01",
+        ),
+    ],
+)
+def test_a_day_said_in_words_is_the_day(message: str, line: str) -> None:
+    assert line in _lines(message), _lines(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "the march first went well, then we had lunch",
+        "we may first ask the client about the release",
+        "the feature freeze for the 4.2 release is June 3",
+        "the rehearsal dinner for the launch is on June 3",
+        "the feature freeze for the four point two release is June third",
+    ],
+)
+def test_no_deadline_of_another_thing(message: str) -> None:
+    assert not [t for t in _lines(message) if t.startswith("Deadline")], _lines(message)
