@@ -1,8 +1,9 @@
 """Issue 36, round 14: what dictation writes (split CC's writer), and a dated thing that is part of
-another. A day of the month said in words ("October fifteenth", "the twelfth of May") is the day;
-"may first" and "march first" in lower case are no dates. A dated thing after "for" or "of" ("code
-freeze for the 3.0 release is November 1") is no deadline of that thing: the line would drop what is
-dated. Every sentence here was written for these tests.
+another. A day of the month said in words ("October fifteenth", "the twelfth of May") is the day,
+a version in words ("three point oh") the version; "may first" and "march first" in lower case are
+no dates. A dated thing after "for" or "of" ("code freeze for the 3.0 release is November 1") is
+no deadline of that release: the line names the freeze, or is not written when a word of it would
+be dropped. Every sentence here was written for these tests.
 """
 
 from __future__ import annotations
@@ -28,6 +29,16 @@ def _lines(message: str) -> list[str]:
         (
             "the product launch is March first, no slipping",
             "Deadline for product launch: 2027-03-01",
+        ),
+        # the thing a deliverable's date belongs to, named
+        (
+            "the feature freeze for the 4.2 release is June 3",
+            "Feature freeze for the 4.2 release on 2027-06-03",
+        ),
+        # a version said in words
+        (
+            "feature freeze for the four point two release is June third",
+            "Feature freeze for the 4.2 release on 2027-06-03",
         ),
     ],
 )

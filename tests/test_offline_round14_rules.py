@@ -84,3 +84,24 @@ def test_make_that_for_one_text_is_no_rule() -> None:
     assert not [
         t for t in _lines("make that Canadian English for this letter") if t.startswith("Use")
     ]
+
+
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        ("I was born in Karachi and grew up in Dubai", "Grew up in Dubai"),
+        ("I was born in Karachi and grew up in Dubai", "Born in Karachi"),
+        ("I live in Porto and grew up in Braga", "Grew up in Braga"),
+    ],
+)
+def test_where_the_user_grew_up_after_and(message: str, line: str) -> None:
+    """An earlier round's open gap: "born in X and grew up in Y" gave only the birthplace."""
+    assert line in _lines(message), _lines(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["My mum was born in Karachi and grew up in Dubai", "I was born in Karachi and grew up fast"],
+)
+def test_someone_elses_childhood_is_no_line(message: str) -> None:
+    assert not [t for t in _lines(message) if t.startswith("Grew up")], _lines(message)

@@ -145,6 +145,25 @@ _DICTATED_DAY = lazy(
 )
 
 
+_DIGIT_WORDS = {
+    w: str(n)
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+#: A version said in words, as dictation writes it ("the three point oh release" → "3.0").
+_DICTATED_VERSION = lazy(
+    r"\b(?P<a>zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) point "
+    r"(?P<b>oh|zero|one|two|three|four|five|six|seven|eight|nine)\b",
+    re.I,
+)
+
+
+def _version_in_digits(m: re.Match[str]) -> str:
+    minor = "0" if m.group("b").lower() == "oh" else _DIGIT_WORDS[m.group("b").lower()]
+    return f"{_DIGIT_WORDS[m.group('a').lower()]}.{minor}"
+
+
 def _day_in_digits(m: re.Match[str]) -> str:
     """ "October fifteenth" → "October 15", "the twelfth of May" → "12 May"."""
     tens, word = m.group("t") or m.group("t2"), (m.group("o") or m.group("o2")).lower()
@@ -186,6 +205,7 @@ def spelled(message: str) -> str:
         return full if full[:1] == "I" or word.islower() else full[:1].upper() + full[1:]
 
     message = _DICTATED_DAY.sub(_day_in_digits, message)
+    message = _DICTATED_VERSION.sub(_version_in_digits, message)
     message = _ITS.sub(lambda m: "It's" if m.group(0)[0] == "I" else "it's", message)
     message = _ID.sub("I'd", message)
     return _APOSTROPHE_RX.sub(put, message)
