@@ -58,3 +58,18 @@ def test_a_day_said_in_words_is_the_day(message: str, line: str) -> None:
 )
 def test_no_deadline_of_another_thing(message: str) -> None:
     assert not [t for t in _lines(message) if t.startswith("Deadline")], _lines(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        ("we use Node twenty and Postgres sixteen", "Uses Postgres 16"),
+        ("we build it with unity two point one", "Uses Unity 2.1"),
+    ],
+)
+def test_a_tools_version_said_in_words(message: str, line: str) -> None:
+    assert line in _lines(message), _lines(message)
+
+
+def test_a_number_word_after_a_common_word_stays() -> None:
+    assert "2" not in " ".join(_lines("I go swimming two times a week"))

@@ -14,6 +14,7 @@ import re
 
 from ....text.lazyre import lazy
 from ..kinds import given_name, noun
+from .lexicon import TECH
 from .values import is_role
 
 __all__ = ["household", "opening_role", "spelled", "titled_here", "with_subject"]
@@ -159,6 +160,28 @@ _DICTATED_VERSION = lazy(
 )
 
 
+#: A tool's major version said in words after it ("Postgres fifteen", "Node twenty").
+_TOOL_VERSION_SAID = lazy(
+    r"\b(?P<t>[A-Za-z][\w.+#-]*) (?P<n>one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b",
+    re.I,
+)
+_TEENS = {
+    w: str(n)
+    for n, w in enumerate(
+        "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(), 13
+    )
+}
+
+
+def _tool_version_in_digits(m: re.Match[str]) -> str:
+    """ "Postgres fifteen" → "Postgres 15": only after a technology the lexicon names."""
+    if m.group("t").lower() not in TECH:
+        return m.group(0)
+    number = m.group("n").lower()
+    return f"{m.group('t')} {_DIGIT_WORDS.get(number) or _TEENS[number]}"
+
+
 def _version_in_digits(m: re.Match[str]) -> str:
     minor = "0" if m.group("b").lower() == "oh" else _DIGIT_WORDS[m.group("b").lower()]
     return f"{_DIGIT_WORDS[m.group('a').lower()]}.{minor}"
@@ -206,6 +229,7 @@ def spelled(message: str) -> str:
 
     message = _DICTATED_DAY.sub(_day_in_digits, message)
     message = _DICTATED_VERSION.sub(_version_in_digits, message)
+    message = _TOOL_VERSION_SAID.sub(_tool_version_in_digits, message)
     message = _ITS.sub(lambda m: "It's" if m.group(0)[0] == "I" else "it's", message)
     message = _ID.sub("I'd", message)
     return _APOSTROPHE_RX.sub(put, message)
