@@ -32,6 +32,13 @@ CORRECTED = [
         "Team cadence: retro at 3 every Friday",
         "Team cadence: retro at 3:30 every Friday",
     ),
+    # a day of the month said in words, alone, owning the mistake
+    (
+        "The audit report is due the fourteenth of June.",
+        "typo, the twenty second",
+        "Deadline for audit report: 2027-06-14",
+        "Deadline for audit report: 2027-06-22",
+    ),
     # a reply language taken back after a filler, for everything
     (
         "Please answer in Dutch from now on.",
@@ -81,6 +88,8 @@ ORDINARY = [
     ("The grant report is due 9 April.", "Could they push it to the 21st?"),
     ("The grant report is due 9 April.", "They moved the book club to the 21st."),
     ("Our retro is at three every Friday.", "the party is at Tom's, they moved it to half three"),
+    ("The audit report is due the fourteenth of June.", "sorry, the twelfth grade is hard"),
+    ("The audit report is due the fourteenth of June.", "Sorry, second!"),
     ("Please answer in Dutch from now on.", "ok never mind, English is fine for the essay"),
     ("Please answer in Dutch from now on.", "never mind, English is fine for my kids"),
     ("My dog is called Pepin.", "my neighbour got a puppy, his name is Pippin not Pepin"),

@@ -47,6 +47,7 @@ from .clauses import QUOTED
 from .corrections import distance
 from .lexicon import TECH
 from .phrases import SOMEONE_ELSE
+from .shorthand import dictated
 from .values import is_firm, is_role, is_tech
 
 __all__ = ["REVISE", "said", "revise", "Revision"]
@@ -506,7 +507,7 @@ def revise(fact: str, files: Lines) -> list[Revision]:
         return []
     words = m.group("w")[:_MAX_WORDS]  # a fact line from history is read no further than said
     said_on = _day(m.group("d"))
-    text = " ".join(s for s in _sentences(words) if not _UNSAID.search(s))
+    text = " ".join(dictated(s) for s in _sentences(words) if not _UNSAID.search(s))
     if not text or not _CUE.search(text):
         return []
     anchors = _anchored(text, files)
@@ -559,7 +560,11 @@ def _new_values(line: str, mine: list[Value]) -> list[tuple[Value, Value]]:
         said = [_same_half(old[0], v) if t == "time" else v for v in mine if v.type == t]
         new = {v.key: v for v in said if not _same_value(v, old[0])}
         if not new and t == "date" and not any(v.type == "date" for v in mine):
-            new = {d.key: d for v in mine if v.type == "day" and (d := _on_day(old[0], v))}
+            # a day of the month said alone: "to the 20th", or "the 21st" in digits
+            days = [
+                v for v in mine if v.type == "day" or (v.type == "ordinal" and v.text[:1].isdigit())
+            ]
+            new = {d.key: d for v in days if (d := _on_day(old[0], v))}
         if len(new) == 1:
             out.append((old[0], next(iter(new.values()))))
     return out

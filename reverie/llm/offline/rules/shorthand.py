@@ -122,6 +122,16 @@ _NOT_A_NAME = frozenset(
 )
 
 
+def dictated(message: str) -> str:
+    """Numbers dictation writes in words, in digits: a day of the month ("October fifteenth" →
+    "October 15", "the twenty first" → "the 21st"), a version ("three point oh" → "3.0"), a tool's
+    major version ("Postgres fifteen" → "Postgres 15")."""
+    message = _DICTATED_DAY.sub(_day_in_digits, message)
+    message = _DICTATED_ORDINAL.sub(_ordinal_in_digits, message)
+    message = _DICTATED_VERSION.sub(_version_in_digits, message)
+    return _TOOL_VERSION_SAID.sub(_tool_version_in_digits, message)
+
+
 #: A day of the month said in words, as dictation writes it ("October fifteenth", "the twelfth of
 #: May", "November first"): "May" and "March" only with their capital ("we may first ask").
 _ORDINAL_WORDS = {
@@ -182,6 +192,32 @@ def _tool_version_in_digits(m: re.Match[str]) -> str:
     return f"{m.group('t')} {_DIGIT_WORDS.get(number) or _TEENS[number]}"
 
 
+#: A day of the month said alone in words, past the tenth ("the twenty first", "the twentieth"):
+#: as its digits ("the 21st"); "the first", "the second" stay words ("the second one").
+_DICTATED_ORDINAL = lazy(
+    r"\bthe (?:(?P<t>twenty|thirty)[- ](?P<o>first|second|third|fourth|fifth|sixth|seventh|eighth|"
+    r"ninth)|(?P<w>eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|"
+    r"eighteenth|nineteenth|twentieth|thirtieth))\b",
+    re.I,
+)
+
+
+def _ordinal_in_digits(m: re.Match[str]) -> str:
+    word = (m.group("o") or m.group("w")).lower()
+    day = 30 if word == "thirtieth" else _ORDINAL_WORDS[word]
+    day += {"twenty": 20, "thirty": 30}.get((m.group("t") or "").lower(), 0)
+    if day > 31:
+        return m.group(0)
+    suffix = (
+        "st"
+        if day % 10 == 1 and day != 11
+        else "nd"
+        if day % 10 == 2 and day != 12
+        else ("rd" if day % 10 == 3 and day != 13 else "th")
+    )
+    return f"{m.group(0)[:4]}{day}{suffix}"
+
+
 def _version_in_digits(m: re.Match[str]) -> str:
     minor = "0" if m.group("b").lower() == "oh" else _DIGIT_WORDS[m.group("b").lower()]
     return f"{_DIGIT_WORDS[m.group('a').lower()]}.{minor}"
@@ -227,9 +263,7 @@ def spelled(message: str) -> str:
         full = _APOSTROPHES[word.lower()]
         return full if full[:1] == "I" or word.islower() else full[:1].upper() + full[1:]
 
-    message = _DICTATED_DAY.sub(_day_in_digits, message)
-    message = _DICTATED_VERSION.sub(_version_in_digits, message)
-    message = _TOOL_VERSION_SAID.sub(_tool_version_in_digits, message)
+    message = dictated(message)
     message = _ITS.sub(lambda m: "It's" if m.group(0)[0] == "I" else "it's", message)
     message = _ID.sub("I'd", message)
     return _APOSTROPHE_RX.sub(put, message)
