@@ -73,3 +73,17 @@ def test_a_tools_version_said_in_words(message: str, line: str) -> None:
 
 def test_a_number_word_after_a_common_word_stays() -> None:
     assert "2" not in " ".join(_lines("I go swimming two times a week"))
+
+
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        # a sound inside the sentence is a pause ("uh", "um"), or nothing after a joining word
+        ("I live in Lisbon uh near the river", "Lives in Lisbon"),
+        ("I speak Greek and um Italian", "Speaks Italian"),
+        # where in the place, after its name
+        ("I live in Bergen up on the hill", "Lives in Bergen"),
+    ],
+)
+def test_what_dictation_leaves_in_a_sentence(message: str, line: str) -> None:
+    assert line in _lines(message), _lines(message)

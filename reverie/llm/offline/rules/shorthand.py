@@ -123,13 +123,28 @@ _NOT_A_NAME = frozenset(
 
 
 def dictated(message: str) -> str:
-    """Numbers dictation writes in words, in digits: a day of the month ("October fifteenth" →
-    "October 15", "the twenty first" → "the 21st"), a version ("three point oh" → "3.0"), a tool's
-    major version ("Postgres fifteen" → "Postgres 15")."""
+    """What dictation writes, as typed: a sound between words read as the pause it is ("Toronto
+    uh east end" → "Toronto, east end"), and numbers in digits: a day of the month ("October
+    fifteenth" → "October 15", "the twenty first" → "the 21st"), a version ("three point oh" →
+    "3.0"), a tool's major version ("Postgres fifteen" → "Postgres 15")."""
+    message = _SOUND_INSIDE.sub(_pause, message)
     message = _DICTATED_DAY.sub(_day_in_digits, message)
     message = _DICTATED_ORDINAL.sub(_ordinal_in_digits, message)
     message = _DICTATED_VERSION.sub(_version_in_digits, message)
     return _TOOL_VERSION_SAID.sub(_tool_version_in_digits, message)
+
+
+#: A sound inside a dictated sentence ("I live in Toronto uh east end Scarborough"): a pause.
+_SOUND_INSIDE = lazy(r"(?<=\w)\s*,?\s+(?:uh+|um+|erm+)\b,?(?=\s+\w)", re.I)
+
+
+def _pause(m: re.Match[str]) -> str:
+    """A pause where a clause may end; after a word that joins ("and um Russian"), nothing."""
+    before = m.string[: m.start()].rsplit(None, 1)[-1].lower()
+    return "" if before in _JOINING else ","
+
+
+_JOINING = frozenset("and or but the a an to in on at of for with my our so then".split())
 
 
 #: A day of the month said in words, as dictation writes it ("October fifteenth", "the twelfth of
