@@ -105,3 +105,19 @@ def test_where_the_user_grew_up_after_and(message: str, line: str) -> None:
 )
 def test_someone_elses_childhood_is_no_line(message: str) -> None:
     assert not [t for t in _lines(message) if t.startswith("Grew up")], _lines(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        ("I've a border terrier called Monty.", "Has a terrier named Monty"),
+        ("We've a cat called Tigger, he's ancient", "Has a cat named Tigger"),
+    ],
+)
+def test_have_as_irish_and_british_english_say_it(message: str, line: str) -> None:
+    """ "I've a …" is "I have a …" (split BB's writer)."""
+    assert line in _lines(message), _lines(message)
+
+
+def test_ive_a_feeling_is_no_fact() -> None:
+    assert _lines("I've a feeling it will rain") == []

@@ -90,6 +90,11 @@ _WERE = lazy(
 #: never in a name ("Marks & Spencer") or a language ("C++").
 _PLUS = lazy(r"(?<=[a-z]) [+&] (?=[a-z])")
 _WITH = lazy(r"(?<![\w/])w/?(?= [a-z])", re.I)
+#: "I've a retired greyhound", "we've two teenagers": "have" as Irish and British English say it
+#: (never "I've a-" or "I've an idea" read otherwise: the same words).
+_HAVE_A = lazy(
+    r"\b(I|we)(?:'ve|’ve) (?=(?:a|an|two|three|four|five|six|seven|eight|nine|ten)\b)", re.I
+)
 
 
 #: A relative or a pet said with its name typed in lower case: "my husband kemal", "our lab
@@ -270,6 +275,7 @@ def spelled(message: str) -> str:
     "with", "+" between words as "and", a relative's or a pet's name typed in lower case given its
     capital ("my husband kemal")."""
     message = _WITH.sub("with", _WERE.sub("we're ", message))
+    message = _HAVE_A.sub(lambda m: f"{m.group(1)} have ", message)
     message = _PLUS.sub(" and ", message)
     message = _KIN_NAMED.sub(_named, message)
 
