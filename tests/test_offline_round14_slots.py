@@ -39,6 +39,13 @@ CORRECTED = [
         "Deadline for audit report: 2027-06-14",
         "Deadline for audit report: 2027-06-22",
     ),
+    # a pet's kind said anew, its short form in the old line's long one, who set it right after
+    (
+        "We've a labrador called Juno.",
+        "oops, she's a springer spaniel not a lab, my daughter corrected me",
+        "Has a labrador named Juno",
+        "Has a springer spaniel named Juno",
+    ),
     # a reply language taken back after a filler, for everything
     (
         "Please answer in Dutch from now on.",
@@ -90,6 +97,7 @@ ORDINARY = [
     ("Our retro is at three every Friday.", "the party is at Tom's, they moved it to half three"),
     ("The audit report is due the fourteenth of June.", "sorry, the twelfth grade is hard"),
     ("The audit report is due the fourteenth of June.", "Sorry, second!"),
+    ("We've a labrador called Juno.", "my neighbour's dog? she's a springer spaniel not a lab"),
     ("Please answer in Dutch from now on.", "ok never mind, English is fine for the essay"),
     ("Please answer in Dutch from now on.", "never mind, English is fine for my kids"),
     ("My dog is called Pepin.", "my neighbour got a puppy, his name is Pippin not Pepin"),

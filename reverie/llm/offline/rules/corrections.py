@@ -20,6 +20,7 @@ from ..dates import CLOCK_PHRASE, DATE_PHRASE, clock
 from ..dates import resolve as resolve_date
 from ..kinds import fold
 from .core import SAID, USER, Filling, change, rule, rules_of
+from .lexicon import KIND_OF
 from .phrases import NAME, SOMEONE_ELSE
 from .values import is_firm, is_language, is_name, is_place, is_role, is_tech, is_tool
 
@@ -247,9 +248,19 @@ def a_cadence_of(f: Filling) -> bool:
 
 
 _SWAP_LEAD = (
-    r"^(?:i meant|i mean|it's|its|it is|it should be|should be|that's|make that|it was)?\s*"
+    r"^(?:i meant|i mean|it's|its|it is|it should be|should be|that's|make that|it was|"
+    # a pet's kind said anew ("sorry, she's a golden retriever not a lab")
+    r"she's|shes|she is|he's|hes|he is)?\s*"
 )
-_SWAP_END = r"\s*(?:[.!]+\s*)?$"
+#: Who set a correction right, said after it: no one the correction is about.
+_CORRECTED_ME = lazy(
+    r",?\s*(?:my|our) [a-z]+(?:'s|’s| has| have)?(?: just)? corrected (?:me|us)", re.I
+)
+_SWAP_END = (
+    # … with who set it right after it ("…, my husband's just corrected me")
+    r"(?:,\s*(?:my|our) [a-z]+(?:'s|’s| has| have)?(?: just)? corrected (?:me|us))?"
+    r"\s*(?:[.!]+\s*)?$"
+)
 _SWAP_STOP = (
     r"(?=\s*(?:[,.;!]|$)|\s+(?:last|this|in|on|at|a|after|because|since|for|and|but|so|now|"
     r"recently|yesterday)\b)"
@@ -261,6 +272,10 @@ def swapped(f: Filling) -> bool:
     value named beside the new one, both short and different; the subject said, when there is one,
     rides with the old value (the line must hold it too)."""
     new, old = _bare(f.values.get("v", "")), _bare(f.values.get("o", ""))
+    old = KIND_OF.get(old.lower(), old)  # "not a lab": the line says "labrador"
+    message = _CORRECTED_ME.sub("", f.message or f.match.string)
+    if re.match(r"\W*(?:she|he)\b", f.match.group(0), re.I) and SOMEONE_ELSE.search(message):
+        return False  # "my sister's dog? she's a poodle not a lab": she is someone else's
     if len(new) < 2 or not old or fold(new) == fold(old):
         return False  # "Tiger, one g, not Tigger": a letter is a spelling, not the value
     if set(fold(new).split()) & _NOT_VALUES or set(fold(old).split()) & _NOT_VALUES:
