@@ -273,8 +273,9 @@ def swapped(f: Filling) -> bool:
     rides with the old value (the line must hold it too)."""
     new, old = _bare(f.values.get("v", "")), _bare(f.values.get("o", ""))
     old = KIND_OF.get(old.lower(), old)  # "not a lab": the line says "labrador"
-    message = _CORRECTED_ME.sub("", f.message or f.match.string)
-    if re.match(r"\W*(?:she|he)\b", f.match.group(0), re.I) and SOMEONE_ELSE.search(message):
+    said = f.message or f.match.string
+    message = _CORRECTED_ME.sub("", said.replace(f.match.group(0), " "))
+    if re.match(r"\W*(?:she|he)", f.match.group(0), re.I) and SOMEONE_ELSE.search(message):
         return False  # "my sister's dog? she's a poodle not a lab": she is someone else's
     if len(new) < 2 or not old or fold(new) == fold(old):
         return False  # "Tiger, one g, not Tigger": a letter is a spelling, not the value
