@@ -348,32 +348,14 @@ def switch_said(f: Filling) -> bool:
 def a_database(value: str) -> bool:
     """A database: the one kind of tool a correction with no old value names the line of (the
     file's one database line); "we picked Vue instead" would leave the old framework beside it.
-    Its major version may follow it, in digits or in words ("Postgres 16", "Postgres sixteen")."""
+    Its major version may follow it ("Postgres 16"; said in words, ``shorthand.dictated`` has
+    written it in digits)."""
     value = _DB_VERSION.sub("", value.strip())
     return is_tech(value) and value.lower() in DATABASES
 
 
-#: A database's major version said after it ("Postgres 16", "MySQL eight").
-_VERSION_WORDS = {
-    w: str(n)
-    for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-}
-_DB_VERSION = lazy(
-    rf"\s+(?:v?\d{{1,2}}(?:\.\d+)?|{'|'.join(_VERSION_WORDS)})$",
-    re.I,
-)
-
-
-def in_digits(f: Filling) -> bool:
-    """The database's version in digits, as the templates write it ("Postgres sixteen" → "Postgres
-    16")."""
-    head, _, last = f.values["v"].rpartition(" ")
-    if head and last.lower() in _VERSION_WORDS:
-        f.values["v"] = f"{head} {_VERSION_WORDS[last.lower()]}"
-    return True
+#: A database's major version said after it ("Postgres 16", "MySQL 8").
+_DB_VERSION = lazy(r"\s+v?\d{1,2}(?:\.\d+)?$", re.I)
 
 
 RULES = [
@@ -608,7 +590,6 @@ RULES = [
         "Uses {v}",
         {"v": a_database},
         change=True,
-        finish=in_digits,
     ),
     # a tool switched to, said in progress or as someone's call, in a message that says it
     # changes ("scratch that, the team lead wants PostgreSQL, we're switching", "we're switching

@@ -176,10 +176,12 @@ _DICTATED_DAY = lazy(
 )
 
 
-_DIGIT_WORDS = {
+#: Numbers said in words, zero to twenty.
+_NUMBER_WORDS = {
     w: str(n)
     for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
 }
 #: A version said in words, as dictation writes it ("the three point oh release" → "3.0").
@@ -196,12 +198,6 @@ _TOOL_VERSION_SAID = lazy(
     r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b",
     re.I,
 )
-_TEENS = {
-    w: str(n)
-    for n, w in enumerate(
-        "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(), 13
-    )
-}
 
 
 def _tool_version_in_digits(m: re.Match[str]) -> str:
@@ -209,7 +205,7 @@ def _tool_version_in_digits(m: re.Match[str]) -> str:
     if m.group("t").lower() not in TECH:
         return m.group(0)
     number = m.group("n").lower()
-    return f"{m.group('t')} {_DIGIT_WORDS.get(number) or _TEENS[number]}"
+    return f"{m.group('t')} {_NUMBER_WORDS[number]}"
 
 
 #: A day of the month said alone in words, past the tenth ("the twenty first", "the twentieth"):
@@ -239,8 +235,8 @@ def _ordinal_in_digits(m: re.Match[str]) -> str:
 
 
 def _version_in_digits(m: re.Match[str]) -> str:
-    minor = "0" if m.group("b").lower() == "oh" else _DIGIT_WORDS[m.group("b").lower()]
-    return f"{_DIGIT_WORDS[m.group('a').lower()]}.{minor}"
+    minor = "0" if m.group("b").lower() == "oh" else _NUMBER_WORDS[m.group("b").lower()]
+    return f"{_NUMBER_WORDS[m.group('a').lower()]}.{minor}"
 
 
 def _day_in_digits(m: re.Match[str]) -> str:
