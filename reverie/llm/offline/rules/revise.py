@@ -546,9 +546,10 @@ def _quote(words: str) -> str:
     return words if len(words) <= 90 else words[:89].rstrip() + "…"
 
 
-def _new_values(line: str, mine: list[Value]) -> list[tuple[Value, Value]]:
+def _new_values(line: str, mine: list[Value], *, alone: bool = False) -> list[tuple[Value, Value]]:
     """(old, new) pairs: a type of which the line holds exactly one value and the message exactly
-    one other value."""
+    one other value. A day of the month said ``alone`` in its sentence may be an ordinal in digits
+    ("sorry the 21st"; never "the 20th release candidate")."""
     held = values(line, line=True)
     out = []
     for t in {v.type for v in held}:
@@ -562,7 +563,9 @@ def _new_values(line: str, mine: list[Value]) -> list[tuple[Value, Value]]:
         if not new and t == "date" and not any(v.type == "date" for v in mine):
             # a day of the month said alone: "to the 20th", or "the 21st" in digits
             days = [
-                v for v in mine if v.type == "day" or (v.type == "ordinal" and v.text[:1].isdigit())
+                v
+                for v in mine
+                if v.type == "day" or (alone and v.type == "ordinal" and v.text[:1].isdigit())
             ]
             new = {d.key: d for v in days if (d := _on_day(old[0], v))}
         if len(new) == 1:
@@ -721,7 +724,7 @@ def _bare(text: str, files: Lines, said_on: date | None) -> tuple[str, str, str]
             for kind, lines in files.items()
             for line in lines
             if not _PERMANENT.match(line)
-            for pair in _new_values(line, mine)
+            for pair in _new_values(line, mine, alone=True)
         ]
     if len(found) != 1:
         return None
