@@ -53,9 +53,9 @@ from typing import Any
 DATA = Path(__file__).resolve().parent / "data" / "statements"
 SAID = "2027-01-04 09:00"  # a Monday, as in offline_corpus
 SAID_ON = date(2027, 1, 4)
-# C to AA were held out until their first runs (BENCHMARKS.md), then opened for tuning
-TUNING = (*"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "AA")
-# Z and AA (thirteenth round), as X and Y (twelfth round), were written blind, frozen by their sha256
+# C to CC were held out until their first runs (BENCHMARKS.md), then opened for tuning
+TUNING = (*"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "AA", "BB", "CC")
+# BB and CC (fourteenth round), as Z and AA (thirteenth round), were written blind, frozen by their sha256
 # before the round began, had their first runs on 2026-11-29 and were opened; a new held-out split is
 # written blind, frozen by its sha256 and named here before any rule reads it
 HELD_OUT: tuple[str, ...] = ()

@@ -283,9 +283,9 @@ def test_the_held_out_split_is_kept_apart() -> None:
     """A held-out split is scored only by the bench, its first run recorded in BENCHMARKS.md
     before any rule reads it: it is no tuning split, no verdict was read by hand for it, and no
     test scores it. Every split in the data is one or the other (none is tuned on by accident), the
-    tuning splits are ``A`` to ``Z`` and ``AA`` (``C`` to ``AA`` opened after their first runs); none is held
-    out between rounds."""
-    assert st.TUNING == (*"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "AA") and st.HELD_OUT == ()
+    tuning splits are ``A`` to ``Z``, ``AA``, ``BB`` and ``CC`` (``C`` to ``CC`` opened after their first runs);
+    none is held out between rounds."""
+    assert st.TUNING == (*"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "AA", "BB", "CC") and st.HELD_OUT == ()
     assert not set(st.TUNING) & set(st.HELD_OUT)
     on_disk = {p.stem.removeprefix("writer-") for p in st.DATA.glob("writer-*.jsonl")}
     assert on_disk <= {*st.TUNING, *st.HELD_OUT}, on_disk

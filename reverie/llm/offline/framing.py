@@ -118,7 +118,10 @@ _TEMPORARY = lazy(
 
 
 _RETRACT_THEN_SAY = lazy(
-    r"^(?:scratch that|never ?mind|ignore that|i take (?:that|it) back)[,:;!]?\s+\S+\s+\S+", re.I
+    # after a filler that owns the change ("actually never mind English is fine for everything")
+    r"^(?:(?:actually|ok|okay|oh|wait|no|hmm|sorry|ah)[,.!]?\s+)?"
+    r"(?:scratch that|never ?mind|ignore that|i take (?:that|it) back)[,:;!]?\s+\S+\s+\S+",
+    re.I,
 )
 
 

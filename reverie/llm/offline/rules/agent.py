@@ -37,8 +37,11 @@ TO_AGENT = (
 
 
 ONE_OFF = lazy(
-    r"\b(?:this|that|these|those|for now|today|tonight|tomorrow|right now|here|yet|below|above|"
-    r"next one)\b",
+    # ("make that Australian English" corrects a rule, it names no reply)
+    r"\b(?:this|(?<!make )that|these|those|for now|today|tonight|tomorrow|right now|yet|below|"
+    # "here" is where the user lives in "it's what we use here", "over here" (a reason, no reply)
+    r"above|next one|"
+    r"(?<!use )(?<!used )(?<!say )(?<!live )(?<!over )(?<!round )(?<!around )here)\b",
     re.I,
 )
 
@@ -148,7 +151,9 @@ def a_convention(f: Filling) -> bool:
     ("metric" may answer a question)."""
     if not re.search(r"\b(?:use|only|please|pls|always|from now on)\b", f.match.group(0), re.I):
         return False
-    value = f.values["v"].lower()
+    value = " ".join(f.values["v"].lower().split())
+    value = re.sub(r"^twenty[- ]four[- ]hour", "24-hour", value)
+    value = _CONVENTION_AS.get(value, value)
     if value in ("metric", "imperial"):
         value = f"{value} units"
     f.values["v"] = value.capitalize() if value in ("celsius", "fahrenheit") else value
@@ -261,13 +266,42 @@ _TONES = (
 #: Conventions an answer can be asked to keep, said bare ("metric", "celsius").
 _CONVENTION = (
     r"metric(?: units)?|imperial(?: units)?|celsius|fahrenheit|british spelling|american spelling|"
-    r"24-hour time|iso dates"
+    r"24-hour time|iso dates|"
+    # the same conventions in other words ("24-hour clock", "military time", "UK English")
+    r"24[- ]hour clock|24 hour time|twenty[- ]four[- ]hour (?:time|clock)|military time|"
+    r"(?:british|uk) english(?: spelling)?|uk spelling"
 )
+#: A convention's other words, as its one template names it.
+_CONVENTION_AS = {
+    **dict.fromkeys(
+        ("24-hour clock", "24 hour clock", "24 hour time", "military time"), "24-hour time"
+    ),
+    **dict.fromkeys(
+        ("british english", "uk english", "british english spelling", "uk english spelling"),
+        "british spelling",
+    ),
+    "uk spelling": "british spelling",
+    "australian english": "australian spelling",
+    "canadian english": "canadian spelling",
+    "american english": "american spelling",
+}
+
+
+def a_convention_anew(f: Filling) -> bool:
+    """A convention said anew in other words ("make that Australian English"): as its template
+    names it (the one of its kind it replaces)."""
+    value = " ".join(f.values["v"].lower().split())
+    f.values["v"] = _CONVENTION_AS.get(value, value)
+    said = f.message or f.match.string
+    return bool(re.search(rf"\bmake (?:that|it) {re.escape(f.groups['v'])}", said, re.I))
+
 
 #: The conventions a request names with no verb ("short answers", "bullet points", "UK
 #: spelling", "metric", "ISO dates"), each a group its line is made from (``_verbless``).
 _VERBLESS = (
     r"(?P<len>short|shorter|brief|briefer|concise|quick) (?:answers|replies|responses)"
+    # the length said after them: "Answers short please"
+    r"|(?:answers|replies|responses) (?P<len2>short|shorter|brief|briefer|concise)"
     r"|(?P<fmt>bullet points|bullets|numbered lists|short paragraphs|plain text|plain prose)"
     r"|(?P<sp>british|uk|american|us|australian|canadian)(?: english)? spelling"
     r"|(?P<sp2>british|australian|canadian) english"
@@ -341,7 +375,7 @@ def _verbless(f: Filling) -> bool:
     if not (g.get("pre") or "").strip() and not (g.get("post") or "").strip():
         return False
     spelling = (g.get("sp") or g.get("sp2") or "").lower()
-    if g.get("len"):
+    if g.get("len") or g.get("len2"):
         f.values["line"] = "Keep answers short"
     elif g.get("fmt"):
         f.values["line"] = f"Answer in {g['fmt'].lower()}"
@@ -570,9 +604,7 @@ RULES = [
     # a convention said bare, with "only", "please" or "always": "metric units only pls", "please
     # use metric", "celsius please" ("Always use metric units" stays the rule it says)
     rule(
-        r"^(?:(?:please|pls)[,\s]+)?(?:use )?"
-        r"(?P<v>metric(?: units)?|imperial(?: units)?|celsius|fahrenheit|british spelling|"
-        r"american spelling|24-hour time|iso dates)"
+        rf"^(?:(?:please|pls)[,\s]+)?(?:use )?(?P<v>{_CONVENTION})"
         # … with its examples after it: "british spelling pls (colour, optimise etc)"
         r"(?: only| always| from now on)?(?:,?\s*(?:please|pls|thanks))?(?:\s*\([^()]{1,60}\))?"
         r"\s*[.!]*$",
@@ -582,20 +614,32 @@ RULES = [
     # two conventions said bare: "Always metric and Celsius", "metric and 24-hour time please"
     *rules_of(
         (
-            rf"^(?:(?:always|please|pls)[,\s]+)+(?:use )?(?P<v>{_CONVENTION}) and (?:use )?"
-            rf"(?:{_CONVENTION})(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|only|always)\b)",
-            rf"^(?:(?:always|please|pls)[,\s]+)+(?:use )?(?:{_CONVENTION}) and (?:use )?"
-            rf"(?P<v>{_CONVENTION})(?=\s*(?:[,.;!]|$)|\s+(?:please|pls|only|always)\b)",
+            # the courtesy may come last ("Metric and Celsius please."): it is the request's
+            rf"^(?:(?:always|please|pls)[,\s]+)*(?:use )?(?P<v>{_CONVENTION}) and (?:use )?"
+            rf"(?:{_CONVENTION})(?:\s+(?:please|pls|only|always)\b|(?=\s*(?:[,.;!]|$)))",
+            rf"^(?:(?:always|please|pls)[,\s]+)*(?:use )?(?:{_CONVENTION}) and (?:use )?"
+            rf"(?P<v>{_CONVENTION})(?:\s+(?:please|pls|only|always)\b|(?=\s*(?:[,.;!]|$)))",
         ),
         "Use {v}",
         finish=a_convention,
+    ),
+    # "actually make that Australian English": the spelling said anew, as a correction
+    rule(
+        # (the clause may reach the rules with "make that" read off as the correction's cue)
+        r"(?:^|\bmake (?:that|it) )(?P<v>(?:british|american|australian|canadian) (?:english|"
+        r"spelling))(?=\s*(?:[,.;!—–]|$))",
+        "Use {v}",
+        None,
+        "correction",
+        change=True,
+        finish=a_convention_anew,
     ),
     # "switch to american spelling pls": the convention changed (it replaces the one of its kind)
     rule(
         r"^(?:please[,\s]+)?(?:switch|change|go|move) (?:back )?to (?P<v>metric units|imperial "
         r"units|"
-        r"british spelling|american spelling|uk english|us english|celsius|fahrenheit|24-hour time|"
-        r"12-hour time|iso dates)\b",
+        r"british spelling|american spelling|australian spelling|canadian spelling|uk english|"
+        r"us english|celsius|fahrenheit|24-hour time|12-hour time|iso dates)\b",
         "Use {v}",
         None,
         "correction",

@@ -273,7 +273,9 @@ FILLER = lazy(
     r"^(?:oh|well|btw|by the way|so|also|anyway|ok|okay|hmm|and|fyi|fun fact|for the record|"
     r"honestly|frankly|"
     r"tbh|for reference|for context|context|some context|heads-up|"
-    r"just so you know|heads up|note|yes|yeah|yep|right|what can i say|you know what)\b[,:!\s-]+",
+    r"just so you know|heads up|note|yes|yeah|yep|right|what can i say|you know what|"
+    # the sounds a dictated message opens with ("um don't use bullet points")
+    r"um+|uh+|erm+)\b[,:!.\s-]+",
     re.I,
 )
 
@@ -556,7 +558,10 @@ _AND_CLAUSE = lazy(
     r"coach|train|grow|ride|drive|cook|bake|work from|live with|"
     # twelfth round: the places and work of a statement after one of the user's ("I work as a
     # teacher and live in Porto", "I'm a nurse and work nights at St Mary's")
-    r"live in|live near|live outside|work at|work as|work for|work in)\s))",
+    r"live in|live near|live outside|work at|work as|work for|work in|"
+    # fourteenth round: where the user grew up after where they were born ("I was born in Bombay
+    # and grew up in Lisbon")
+    r"grew up in|grew up near|was raised in)\s))",
     re.I,
 )
 #: A state of the user's ("I'm Deaf", "I'm allergic to peanuts") before which a second verb may
@@ -566,7 +571,7 @@ _I_AM_STATE = lazy(r"^(?:i'm|i am)\s", re.I)
 #: Porto", "I teach maths and coach the school team"): the second verb's subject is the user too.
 _I_STATE = lazy(
     r"^i (?:also |currently |still )?(?:work|live|teach|speak|study|run|own|keep|use|coach|"
-    r"volunteer|manage)\s",
+    r"volunteer|manage)\s|^i was born\s",
     re.I,
 )
 #: The words before "and" are a clause: the user as a pronoun subject, or a verb of being or

@@ -20,7 +20,8 @@ from ..dates import CLOCK_PHRASE, DATE_PHRASE, clock
 from ..dates import resolve as resolve_date
 from ..kinds import fold
 from .core import SAID, USER, Filling, change, rule, rules_of
-from .phrases import NAME
+from .lexicon import KIND_OF
+from .phrases import NAME, SOMEONE_ELSE
 from .values import is_firm, is_language, is_name, is_place, is_role, is_tech, is_tool
 
 __all__ = ["RULES", "CANON", "NOW", "resolve", "resolve_all", "distance"]
@@ -247,9 +248,19 @@ def a_cadence_of(f: Filling) -> bool:
 
 
 _SWAP_LEAD = (
-    r"^(?:i meant|i mean|it's|its|it is|it should be|should be|that's|make that|it was)?\s*"
+    r"^(?:i meant|i mean|it's|its|it is|it should be|should be|that's|make that|it was|"
+    # a pet's kind said anew ("sorry, she's a golden retriever not a lab")
+    r"she's|shes|she is|he's|hes|he is)?\s*"
 )
-_SWAP_END = r"\s*(?:[.!]+\s*)?$"
+#: Who set a correction right, said after it: no one the correction is about.
+_CORRECTED_ME = lazy(
+    r",?\s*(?:my|our) [a-z]+(?:'s|’s| has| have)?(?: just)? corrected (?:me|us)", re.I
+)
+_SWAP_END = (
+    # … with who set it right after it ("…, my husband's just corrected me")
+    r"(?:,\s*(?:my|our) [a-z]+(?:'s|’s| has| have)?(?: just)? corrected (?:me|us))?"
+    r"\s*(?:[.!]+\s*)?$"
+)
 _SWAP_STOP = (
     r"(?=\s*(?:[,.;!]|$)|\s+(?:last|this|in|on|at|a|after|because|since|for|and|but|so|now|"
     r"recently|yesterday)\b)"
@@ -261,6 +272,11 @@ def swapped(f: Filling) -> bool:
     value named beside the new one, both short and different; the subject said, when there is one,
     rides with the old value (the line must hold it too)."""
     new, old = _bare(f.values.get("v", "")), _bare(f.values.get("o", ""))
+    old = KIND_OF.get(old.lower(), old)  # "not a lab": the line says "labrador"
+    said = f.message or f.match.string
+    message = _CORRECTED_ME.sub("", said.replace(f.match.group(0), " "))
+    if re.match(r"\W*(?:she|he)", f.match.group(0), re.I) and SOMEONE_ELSE.search(message):
+        return False  # "my sister's dog? she's a poodle not a lab": she is someone else's
     if len(new) < 2 or not old or fold(new) == fold(old):
         return False  # "Tiger, one g, not Tigger": a letter is a spelling, not the value
     if set(fold(new).split()) & _NOT_VALUES or set(fold(old).split()) & _NOT_VALUES:
@@ -272,15 +288,28 @@ def swapped(f: Filling) -> bool:
 
 def same_kind_swapped(f: Filling) -> bool:
     """ "Rex not Max", "Leiria not lisbon": a swap only when both words are values of one kind the
-    engine can tell (a place, a language, a given name), said as a correction."""
+    engine can tell (a place, a language, a given name), said as a correction. Said with someone
+    else in the message ("my sister got a kitten, her name is Mizu not Miso"), only a line that
+    names that someone ("Has a sister named …") is meant."""
     new, old = f.values.get("v", ""), f.values.get("o", "")
     kind = _kind_of(new[:1].upper() + new[1:])
-    return (
+    if not (
         kind in ("place", "language", "name")
         and _kind_of(old[:1].upper() + old[1:]) == kind
         and corrects(f)
         and swapped(f)
-    )
+    ):
+        return False
+    someone = SOMEONE_ELSE.search(f.message or f.match.string)
+    if someone is not None:
+        f.template += f"; of: {someone.group(0).split()[-1]}"
+    return True
+
+
+def own_name_corrected(f: Filling) -> bool:
+    """ "her name is Mizu not Miso": the user's own pet's or relative's name, never one of someone
+    else's ("my sister got a kitten, her name is …")."""
+    return not SOMEONE_ELSE.search(f.message or f.match.string) and name_corrected(f)
 
 
 def a_favourite(f: Filling) -> bool:
@@ -537,6 +566,18 @@ RULES = [
         change=True,
         finish=name_corrected,
     ),
+    # "her name is Mizu not Miso": a pet's or person's name said anew beside the old one, which
+    # names the line (never "her name is Mizu", a name said first)
+    rule(
+        rf"\b(?:his|her|its) name is(?: actually| really)? {NAME},? not (?P<o>(?-i:[A-Z])[\w'’-]+)"
+        r"(?=\s*(?:[,.;!]|$)|\s)",
+        "Now: name {v}",
+        {"v": is_name},
+        "correction",
+        change=True,
+        negative=True,  # the "not" names the old name, it denies nothing
+        finish=own_name_corrected,
+    ),
     # "Just got married! I go by Elif Demir now": the given name kept, a new surname
     rule(
         r"\b(?:i(?:'ll| will)? go by|i'm going by|call me|you can call me) "
@@ -580,9 +621,10 @@ RULES = [
         "Now: version {v}",
     ),
     change(
-        r"(?:^|^(?:nvm|never ?mind|ok|okay|actually|no|wait|hmm)[,.!]?\s+)"
+        r"(?:^|^(?:(?:nvm|never ?mind|ok|okay|actually|no|wait|hmm)[,.!]?\s+){1,2})"
         r"(?P<v>[A-Za-z]+)(?: is|'s) (?:better|fine|ok|okay|good)(?: again| now| instead)?"
-        r"(?=\s*(?:[,.;!—–-]|$))",
+        # "English is fine for everything": the rule for every answer, never "for the essay"
+        r"(?: for (?:everything|all of it|all|every\w*))?(?=\s*(?:[,.;!—–-]|$))",
         "Now: language {v}",
         negative=True,  # "never mind, spanish is fine": no negation, the match is its own start
         finish=a_language,

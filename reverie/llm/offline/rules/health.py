@@ -117,8 +117,57 @@ def _cannot_eat(f: Filling) -> bool:
 
 
 def wholly(f: Filling) -> bool:
-    """ "mostly vegan" is no diet the user keeps."""
-    return "mostly" not in f.match.group(0).lower()
+    """ "mostly vegan" is no diet the user keeps; nor one said with what the diet leaves out eaten
+    anyway ("I'm vegan but I eat honey", "vegetarian but I eat fish sometimes"): the line would
+    drop the exception. Vegetarian but eating fish, with no "sometimes", is pescatarian ("I'm
+    vegetarian but I eat fish so pescatarian I guess"); eating what the diet allows changes
+    nothing ("vegetarian but I eat eggs and dairy")."""
+    if "mostly" in f.match.group(0).lower():
+        return False
+    message = f.message or f.match.string
+    m = _EXCEPTION.search(message)
+    if m is None:
+        return True
+    diet, eaten = f.values["v"].lower(), set(re.findall(r"[a-z]+", m.group("x").lower()))
+    outside = eaten & (_MEAT | _FISH if diet == "vegetarian" else _MEAT | _FISH | _ANIMAL)
+    if diet == "pescatarian":
+        outside = eaten & _MEAT
+    if not outside:
+        return True
+    now_and_then = _NOW_AND_THEN.search(message[m.start() :].split(".")[0])
+    if diet == "vegetarian" and outside <= _FISH and not now_and_then:
+        f.values["v"] = "pescatarian"
+        return True
+    return False
+
+
+def a_veggie(f: Filling) -> bool:
+    """ "I'm veggie" is vegetarian, kept whole as ``wholly`` says."""
+    f.values["v"] = "vegetarian"
+    return wholly(f)
+
+
+#: A diet, then what the user eats anyway: "vegetarian but I eat fish", "vegan, but I do eat
+#: honey", "veggie although I eat chicken at weddings".
+_EXCEPTION = lazy(
+    r"\b(?:vegetarian|vegan|pescatarian|veggie)\b[^.!?;]{0,30}?\b(?:but|except|although|though)\b"
+    r"[,\s]*(?:i |we )?(?:do |still |also |will |sometimes |occasionally )*"
+    r"(?:eat|make an exception for)\s+(?P<x>[a-z][a-z -]{1,30}?)"
+    r"(?=\s*(?:[,.;!?]|$|\s(?:so|but|too|sometimes|now|though|occasionally)\b))",
+    re.I,
+)
+#: What each diet leaves out, by the words people eat it by.
+_MEAT = word_set(
+    "meat chicken beef pork lamb bacon ham turkey steak sausages sausage duck venison mince burgers"
+)
+_FISH = word_set("fish seafood shellfish prawns shrimp salmon tuna sushi mussels oysters")
+_ANIMAL = word_set("eggs egg dairy cheese milk honey butter yoghurt yogurt cream")
+#: What is eaten only now and then: the diet said, not kept whole ("… but I eat fish sometimes").
+_NOW_AND_THEN = lazy(
+    r"\b(?:sometimes|occasionally|now and then|now and again|once in a while|rarely|on occasion|"
+    r"at (?:weddings|christmas|parties|family)|-ish)\b|-ish\b",
+    re.I,
+)
 
 
 #: Faiths people tell their assistant about (for food, fasting, holidays).
@@ -224,7 +273,7 @@ RULES = [
         "correction",
         change=True,
     ),
-    rule(r"\bi(?:'m| am) (?:a )?veggie(?![\w-])", "Is vegetarian"),
+    rule(r"\bi(?:'m| am) (?:a )?veggie(?![\w-])", "Is {v}", finish=a_veggie),
     rule(
         r"\bi(?: have|'ve got| have got| was diagnosed with| got diagnosed with| live with) "
         rf"(?P<v>{CONDITIONS})\b",
@@ -466,6 +515,15 @@ RULES += [
         finish=lambda f: (
             not_asked(f) and bool(f.values.setdefault("v", (f.groups.get("w") or "").lower()))
         ),
+    ),
+    # "Well — pescatarian really, I do eat fish": the diet said anew as the truer word for it
+    rule(
+        r"^(?:(?:well|ok|okay|hmm|so|actually|no)[,!]?\s+)*(?P<v>vegetarian|vegan|pescatarian),? "
+        r"(?:really|actually|technically|to be exact|to be precise)(?=\s*(?:[,.;!—–]|$))",
+        "Is {v}",
+        None,
+        "correction",
+        change=True,
     ),
     # "vegetarian now": the diet said anew, with its cue of change
     rule(

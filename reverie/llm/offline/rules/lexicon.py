@@ -265,3 +265,13 @@ MUSIC_GENRES = word_set(
     "soul funk disco reggae ska classical ambient edm dubstep trance gospel grunge emo synthwave "
     "lo-fi bluegrass flamenco tango samba bossa"
 )
+
+#: Kinds said in slang, written as what they are ("a small mutt called Bobik" → "Has a mixed-breed
+#: dog named Bobik").
+KIND_OF = {
+    "lab": "labrador",
+    "mutt": "mixed-breed dog",
+    "mongrel": "mixed-breed dog",
+    "moggy": "cat",
+    "moggie": "cat",
+}

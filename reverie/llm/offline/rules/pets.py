@@ -15,7 +15,7 @@ from ....text.lazyre import lazy
 from ..kinds import given_name, noun
 from .changes import pet_named
 from .core import USER, Filling, rule, rules_of
-from .lexicon import NOT_NAMES, PETS, PETS_PLURAL
+from .lexicon import KIND_OF, NOT_NAMES, PETS, PETS_PLURAL
 from .phrases import NAME
 from .values import is_name
 
@@ -82,15 +82,6 @@ _PET_END = (
 )
 
 
-#: Kinds said in slang, written as what they are ("a small mutt called Bobik" → "Has a mixed-breed
-#: dog named Bobik").
-_KIND_OF = {
-    "lab": "labrador",
-    "mutt": "mixed-breed dog",
-    "mongrel": "mixed-breed dog",
-    "moggy": "cat",
-    "moggie": "cat",
-}
 #: Colours a pet is named by ("an orange tabby", "a ginger cat"), kept with its kind.
 COLOURS = "orange|ginger|black|white|grey|gray|brown|tabby|tortoiseshell|calico|tuxedo|golden|cream"
 #: Breeds that are also words for something else ("our lab", "a boxer", "my tom"): a pet of these
@@ -105,7 +96,7 @@ def named_pet(f: Filling) -> bool:
     f.values["k"] = _SINGULAR.get(
         kind, kind.removesuffix("s") if kind.endswith(("ts", "gs", "ns")) else kind
     )
-    f.values["k"] = _KIND_OF.get(f.values["k"].lower(), f.values["k"])
+    f.values["k"] = KIND_OF.get(f.values["k"].lower(), f.values["k"])
     if f.groups.get("c"):
         f.values["k"] = f"{f.groups['c'].lower()} {f.values['k']}"
     if f.values["k"][:1] in "aeiou":

@@ -21,7 +21,9 @@ PSTOP = (
     r"who|as|in|"
     r"on|at|last|next|this|for|from|until|today|yesterday|tomorrow|a few|two|three|near|after|"
     r"before|though|"
-    r"although|instead|full-time|part-time|originally|over the|earlier|recently|back)\b|[,.;:!?()]|"
+    r"although|instead|full-time|part-time|originally|over the|earlier|recently|back|"
+    # "I live in Haifa up on the Carmel": where in it, after the name
+    r"(?:up|down|out) (?:on|in|by|near|at))\b|[,.;:!?()]|"
     r"$)"
 )
 PLACE = rf"(?P<v>[^,.;:!?()]{{1,60}}?){PSTOP}"

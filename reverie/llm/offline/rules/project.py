@@ -347,8 +347,15 @@ def switch_said(f: Filling) -> bool:
 
 def a_database(value: str) -> bool:
     """A database: the one kind of tool a correction with no old value names the line of (the
-    file's one database line); "we picked Vue instead" would leave the old framework beside it."""
-    return is_tech(value) and value.strip().lower() in DATABASES
+    file's one database line); "we picked Vue instead" would leave the old framework beside it.
+    Its major version may follow it ("Postgres 16"; said in words, ``shorthand.dictated`` has
+    written it in digits)."""
+    value = _DB_VERSION.sub("", value.strip())
+    return is_tech(value) and value.lower() in DATABASES
+
+
+#: A database's major version said after it ("Postgres 16", "MySQL 8").
+_DB_VERSION = lazy(r"\s+v?\d{1,2}(?:\.\d+)?$", re.I)
 
 
 RULES = [

@@ -40,13 +40,14 @@ from dataclasses import dataclass
 from datetime import date
 
 from ....text.lazyre import lazy
-from ..dates import DATE_PHRASE
+from ..dates import DATE_PHRASE, SPELLED_CLOCK, clock
 from ..dates import resolve as resolve_date
 from ..kinds import fold, given_name, known_language, known_place, noun, stem
 from .clauses import QUOTED
 from .corrections import distance
 from .lexicon import TECH
 from .phrases import SOMEONE_ELSE
+from .shorthand import dictated
 from .values import is_firm, is_role, is_tech
 
 __all__ = ["REVISE", "said", "revise", "Revision"]
@@ -506,7 +507,7 @@ def revise(fact: str, files: Lines) -> list[Revision]:
         return []
     words = m.group("w")[:_MAX_WORDS]  # a fact line from history is read no further than said
     said_on = _day(m.group("d"))
-    text = " ".join(s for s in _sentences(words) if not _UNSAID.search(s))
+    text = " ".join(dictated(s) for s in _sentences(words) if not _UNSAID.search(s))
     if not text or not _CUE.search(text):
         return []
     anchors = _anchored(text, files)
@@ -522,7 +523,7 @@ def revise(fact: str, files: Lines) -> list[Revision]:
         if spelled and all(old != new for _, old, new in spelled):
             return [Revision(kind, old, new, _quote(words)) for kind, old, new in spelled]
     if found is None and not anchors:
-        found = _bare(text, files, said_on) or _shift_anew(text, files)
+        found = _bare(text, files, said_on) or _shift_anew(text, files) or _moved_it(text, files)
     if found is not None and found[1] != found[2]:
         kind, old, new = found
         return [Revision(kind, old, new, _quote(words))]
@@ -545,9 +546,10 @@ def _quote(words: str) -> str:
     return words if len(words) <= 90 else words[:89].rstrip() + "…"
 
 
-def _new_values(line: str, mine: list[Value]) -> list[tuple[Value, Value]]:
+def _new_values(line: str, mine: list[Value], *, alone: bool = False) -> list[tuple[Value, Value]]:
     """(old, new) pairs: a type of which the line holds exactly one value and the message exactly
-    one other value."""
+    one other value. A day of the month said ``alone`` in its sentence may be an ordinal in digits
+    ("sorry the 21st"; never "the 20th release candidate")."""
     held = values(line, line=True)
     out = []
     for t in {v.type for v in held}:
@@ -559,7 +561,13 @@ def _new_values(line: str, mine: list[Value]) -> list[tuple[Value, Value]]:
         said = [_same_half(old[0], v) if t == "time" else v for v in mine if v.type == t]
         new = {v.key: v for v in said if not _same_value(v, old[0])}
         if not new and t == "date" and not any(v.type == "date" for v in mine):
-            new = {d.key: d for v in mine if v.type == "day" and (d := _on_day(old[0], v))}
+            # a day of the month said alone: "to the 20th", or "the 21st" in digits
+            days = [
+                v
+                for v in mine
+                if v.type == "day" or (alone and v.type == "ordinal" and v.text[:1].isdigit())
+            ]
+            new = {d.key: d for v in days if (d := _on_day(old[0], v))}
         if len(new) == 1:
             out.append((old[0], next(iter(new.values()))))
     return out
@@ -716,7 +724,56 @@ def _bare(text: str, files: Lines, said_on: date | None) -> tuple[str, str, str]
             for kind, lines in files.items()
             for line in lines
             if not _PERMANENT.match(line)
+            for pair in _new_values(line, mine, alone=True)
+        ]
+    if len(found) != 1:
+        return None
+    kind, line, (old, new) = found[0]
+    return kind, line, _swap(line, old, new)
+
+
+#: A thing moved, named by a pronoun only ("They've pushed it to the 17th", "they moved it to nine
+#: forty five"): what it was moved to, up to the clause's end.
+_MOVED_IT = lazy(
+    r"\b(?:(?:pushed|moved|postponed|put|bumped|shifted|rescheduled|delayed|brought)\s+(?:it|that)|"
+    r"(?:it|that)(?:'s| is| has| was)?\s+(?:been\s+|got\s+|now\s+)?(?:pushed|moved|postponed|"
+    r"put|bumped|shifted|rescheduled|delayed|brought))(?:\s+(?:back|forward|up))?\s+(?:to|till|"
+    r"until)\s+(?P<v>[^,.;!?—–()]+)",
+    re.I,
+)
+#: A thing named in the message ("my flight", "the party"): what "it" may be instead of a line.
+_A_THING = lazy(r"\b(?:my|our|the|his|her|their|your|a|an)\s+[a-z]", re.I)
+_SPELLED_TIME = lazy(rf"^(?:at\s+)?(?P<c>{SPELLED_CLOCK})\b", re.I)
+
+
+def _moved_it(text: str, files: Lines) -> tuple[str, str, str] | None:
+    """A date or a time said moved, the thing named by a pronoun alone: the one line of memory
+    holding a value of its type (a date takes a day of the month said alone in the old date's
+    month) takes it. Said of someone else's thing, or with two lines of its type, nothing."""
+    found = []
+    for sentence in _sentences(text):
+        m = _MOVED_IT.search(sentence)
+        # "they" who moved it are whoever sets it (the organisers), never a person named
+        if m is None or any(w.group(0).lower() != "they" for w in SOMEONE_ELSE.finditer(sentence)):
+            continue
+        if _A_THING.search(text.replace(m.group(0), " ")):
+            return None  # "my flight got moved, they pushed it to the 17th": "it" is that thing
+        said = m.group("v").strip()
+        spelled = _SPELLED_TIME.match(said)
+        mine = [
+            v
+            for v in values(("at " + clock(spelled.group("c"))) if spelled else "to " + said)
+            if v.type in ("date", "day", "time")
+        ]
+        if len(mine) != 1:
+            continue
+        found += [
+            (kind, line, pair)
+            for kind, lines in files.items()
+            for line in lines
+            if not _PERMANENT.match(line)
             for pair in _new_values(line, mine)
+            if pair[0].type in ("date", "time")
         ]
     if len(found) != 1:
         return None

@@ -61,13 +61,39 @@ _WORK = lazy(
 )
 
 
+#: The thing a dated deliverable is part of, said before it ("code freeze for the …", "Crunch
+#: warning: feature freeze for the …"): one or two words, then "for" or "of".
+_PART_BEFORE = lazy(
+    r"(?:^|[:,;—–-]\s*|\b(?:the|our|my|a)\s+)(?P<h>[a-z][\w-]*(?: [a-z][\w-]*)?) (?:for|of)"
+    r"(?: (?:the|our|my))?\s*$",
+    re.I,
+)
+
+
 def dated_event(f: Filling) -> bool:
     """ "Our v2.0 release is on 14 November" → a deadline for it ("… deadline", "deadline for …"
-    taken off: the template says it); "Court date for X is March 3" → an event on that day."""
+    taken off: the template says it); "Court date for X is March 3" → an event on that day. A
+    deliverable that is part of another thing said before it ("code freeze for the Steam launch
+    is 1 October") dates that thing: ``Code freeze for the Steam launch on …``, never the
+    launch's deadline; with no such thing to name ("… and for the launch is …"), nothing."""
     said = f.values.get("v", "")
+    before = f.match.string[: f.match.start()] + f.groups.get("v", "").split(" ", 1)[0] * (
+        f.groups.get("v", "").lower().startswith(("for ", "of "))
+    )
+    inner = re.search(rf"^(?P<h>.+?) (?:for|of) (?:the |our |my )?.*\b(?:{_DELIVERABLES})\b", said)
+    part = _PART_BEFORE.search(before) if re.search(r"\b(?:for|of)\s*$", before, re.I) else None
+    if re.search(r"\b(?:for|of)\s*$", before, re.I) and (part is None or _DETERMINER_ONLY(part)):
+        return False
     deliverable = re.search(rf"\b{_DELIVERABLES}\b", said, re.I)
     what = re.sub(r"\s+deadline$", "", said, flags=re.I)
     what = re.sub(r"^(?:the )?deadline for (?:the |our |my )?", "", what, flags=re.I)
+    if part is not None:  # "code freeze" + "for the Steam launch"
+        what = f"{part.group('h')} for {re.sub(r'^(?:for|of) ', '', what)}"
+        deliverable = None
+    elif inner is not None and not re.match(rf"(?:{_DELIVERABLES})\b", said, re.I):
+        if re.search(r"\w\s*$", f.match.string[: f.match.start()]):
+            return False  # "the rehearsal dinner for the launch": a word of it left before
+        deliverable = None  # "dinner for the launch": the dinner is what is dated
     # a memory line is a note about the user: "exam for my class 12 students" is the user's class
     what = third_person(what)
     f.values["v"] = what
@@ -77,6 +103,10 @@ def dated_event(f: Filling) -> bool:
         f.template = "{V} on {d}"
         f.values["V"] = what[:1].upper() + what[1:]
     return True
+
+
+def _DETERMINER_ONLY(part: re.Match[str]) -> bool:
+    return part.group("h").lower() in {"it", "is", "and", "but", "that", "this", "them", "us"}
 
 
 def a_routine(f: Filling) -> bool:

@@ -14,6 +14,7 @@ import re
 
 from ....text.lazyre import lazy
 from ..kinds import given_name, noun
+from .lexicon import TECH
 from .values import is_role
 
 __all__ = ["household", "opening_role", "spelled", "titled_here", "with_subject"]
@@ -89,6 +90,11 @@ _WERE = lazy(
 #: never in a name ("Marks & Spencer") or a language ("C++").
 _PLUS = lazy(r"(?<=[a-z]) [+&] (?=[a-z])")
 _WITH = lazy(r"(?<![\w/])w/?(?= [a-z])", re.I)
+#: "I've a retired greyhound", "we've two teenagers": "have" as Irish and British English say it
+#: (never "I've a-" or "I've an idea" read otherwise: the same words).
+_HAVE_A = lazy(
+    r"\b(I|we)(?:'ve|’ve) (?=(?:a|an|two|three|four|five|six|seven|eight|nine|ten)\b)", re.I
+)
 
 
 #: A relative or a pet said with its name typed in lower case: "my husband kemal", "our lab
@@ -121,6 +127,128 @@ _NOT_A_NAME = frozenset(
 )
 
 
+def dictated(message: str) -> str:
+    """What dictation writes, as typed: a sound between words read as the pause it is ("Toronto
+    uh east end" → "Toronto, east end"), and numbers in digits: a day of the month ("October
+    fifteenth" → "October 15", "the twenty first" → "the 21st"), a version ("three point oh" →
+    "3.0"), a tool's major version ("Postgres fifteen" → "Postgres 15")."""
+    message = _SOUND_INSIDE.sub(_pause, message)
+    message = _DICTATED_DAY.sub(_day_in_digits, message)
+    message = _DICTATED_ORDINAL.sub(_ordinal_in_digits, message)
+    message = _DICTATED_VERSION.sub(_version_in_digits, message)
+    return _TOOL_VERSION_SAID.sub(_tool_version_in_digits, message)
+
+
+#: A sound inside a dictated sentence ("I live in Toronto uh east end Scarborough"): a pause.
+_SOUND_INSIDE = lazy(r"(?<=\w)\s*,?\s+(?:uh+|um+|erm+)\b,?(?=\s+\w)", re.I)
+
+
+def _pause(m: re.Match[str]) -> str:
+    """A pause where a clause may end; after a word that joins ("and um Russian"), nothing."""
+    before = m.string[: m.start()].rsplit(None, 1)[-1].lower()
+    return "" if before in _JOINING else ","
+
+
+_JOINING = frozenset("and or but the a an to in on at of for with my our so then".split())
+
+
+#: A day of the month said in words, as dictation writes it ("October fifteenth", "the twelfth of
+#: May", "November first"): "May" and "March" only with their capital ("we may first ask").
+_ORDINAL_WORDS = {
+    w: n
+    for n, w in enumerate(
+        (
+            "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+            "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+        ).split(),
+        1,
+    )
+}
+_ORDINAL_WORD = r"(?:(?P<t>twenty|thirty)[- ])?(?P<o>" + "|".join(_ORDINAL_WORDS) + r"|thirtieth)"
+_MONTH_SAID = (
+    r"(?:(?i:january|february|april|june|july|august|september|october|november|december)|(?-i:May|"
+    r"March))"
+)
+_DICTATED_DAY = lazy(
+    rf"(?i:\b(?P<m>{_MONTH_SAID}) (?:the )?{_ORDINAL_WORD}\b)"
+    rf"|(?i:\bthe {_ORDINAL_WORD.replace('P<t>', 'P<t2>').replace('P<o>', 'P<o2>')} of "
+    rf"(?P<m2>{_MONTH_SAID})\b)"
+)
+
+
+#: Numbers said in words, zero to twenty.
+_NUMBER_WORDS = {
+    w: str(n)
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+#: A version said in words, as dictation writes it ("the three point oh release" → "3.0").
+_DICTATED_VERSION = lazy(
+    r"\b(?P<a>zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) point "
+    r"(?P<b>oh|zero|one|two|three|four|five|six|seven|eight|nine)\b",
+    re.I,
+)
+
+
+#: A tool's major version said in words after it ("Postgres fifteen", "Node twenty").
+_TOOL_VERSION_SAID = lazy(
+    r"\b(?P<t>[A-Za-z][\w.+#-]*) (?P<n>one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)\b",
+    re.I,
+)
+
+
+def _tool_version_in_digits(m: re.Match[str]) -> str:
+    """ "Postgres fifteen" → "Postgres 15": only after a technology the lexicon names."""
+    if m.group("t").lower() not in TECH:
+        return m.group(0)
+    number = m.group("n").lower()
+    return f"{m.group('t')} {_NUMBER_WORDS[number]}"
+
+
+#: A day of the month said alone in words, past the tenth ("the twenty first", "the twentieth"):
+#: as its digits ("the 21st"); "the first", "the second" stay words ("the second one").
+_DICTATED_ORDINAL = lazy(
+    r"\bthe (?:(?P<t>twenty|thirty)[- ](?P<o>first|second|third|fourth|fifth|sixth|seventh|eighth|"
+    r"ninth)|(?P<w>eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|"
+    r"eighteenth|nineteenth|twentieth|thirtieth))\b",
+    re.I,
+)
+
+
+def _ordinal_in_digits(m: re.Match[str]) -> str:
+    word = (m.group("o") or m.group("w")).lower()
+    day = 30 if word == "thirtieth" else _ORDINAL_WORDS[word]
+    day += {"twenty": 20, "thirty": 30}.get((m.group("t") or "").lower(), 0)
+    if day > 31:
+        return m.group(0)
+    suffix = (
+        "st"
+        if day % 10 == 1 and day != 11
+        else "nd"
+        if day % 10 == 2 and day != 12
+        else ("rd" if day % 10 == 3 and day != 13 else "th")
+    )
+    return f"{m.group(0)[:4]}{day}{suffix}"
+
+
+def _version_in_digits(m: re.Match[str]) -> str:
+    minor = "0" if m.group("b").lower() == "oh" else _NUMBER_WORDS[m.group("b").lower()]
+    return f"{_NUMBER_WORDS[m.group('a').lower()]}.{minor}"
+
+
+def _day_in_digits(m: re.Match[str]) -> str:
+    """ "October fifteenth" → "October 15", "the twelfth of May" → "12 May"."""
+    tens, word = m.group("t") or m.group("t2"), (m.group("o") or m.group("o2")).lower()
+    day = 30 if word == "thirtieth" else _ORDINAL_WORDS[word]
+    day += {"twenty": 20, "thirty": 30}.get((tens or "").lower(), 0)
+    if day > 31:
+        return m.group(0)
+    return f"{m.group('m')} {day}" if m.group("m") else f"{day} {m.group('m2')}"
+
+
 def _named(m: re.Match[str]) -> str:
     first, second = m.group("n"), m.group("m")
     if first in _NOT_A_NAME or not given_name(first):
@@ -143,6 +271,7 @@ def spelled(message: str) -> str:
     "with", "+" between words as "and", a relative's or a pet's name typed in lower case given its
     capital ("my husband kemal")."""
     message = _WITH.sub("with", _WERE.sub("we're ", message))
+    message = _HAVE_A.sub(lambda m: f"{m.group(1)} have ", message)
     message = _PLUS.sub(" and ", message)
     message = _KIN_NAMED.sub(_named, message)
 
@@ -151,6 +280,7 @@ def spelled(message: str) -> str:
         full = _APOSTROPHES[word.lower()]
         return full if full[:1] == "I" or word.islower() else full[:1].upper() + full[1:]
 
+    message = dictated(message)
     message = _ITS.sub(lambda m: "It's" if m.group(0)[0] == "I" else "it's", message)
     message = _ID.sub("I'd", message)
     return _APOSTROPHE_RX.sub(put, message)
