@@ -718,3 +718,40 @@ def test_a_file_a_text_area_cannot_carry_is_not_saved_from_the_whole_file_form(
     )
     assert r.status_code == 303
     assert latin1.read_bytes() == before.replace(b"Lisbon", b"Porto")
+
+
+def test_a_line_of_megabytes_is_shown_cut_and_named_in_its_links_by_its_id(
+    client, memory, latin1
+) -> None:
+    """A hand edit pastes a 2 MB line: the Memory screen carried it six times (its text, and in
+    its why, edit and remove addresses and its pin form), 12 MB a load, and each address carrying
+    it was refused by the server. Now the page shows its start and how much more, names it by its
+    content id, and each link opens it (ui9)."""
+    huge = "- Pasted log: " + "q" * 2_000_000
+    latin1.write_text(latin1.read_text() + huge + "\n")
+    page = client.get("/memory").text
+    assert len(page) < 100_000
+    row = re.search(r'<li id="USER\.md-L5".*?</li>', page, re.S).group(0)
+    assert f"{len(huge) - views.LINE_SHOWN:,} more characters: the whole line" in row
+    links = dict(re.findall(r'href="[^"]*/memory/(why|edit|remove)\?([^"]+)"', row))
+    assert set(links) == {"why", "edit", "remove"}
+    assert all(len(q) < 200 and f"id={reverie.content_id(huge)}" in q for q in links.values())
+
+    why = client.get("/memory/why?" + unescape(links["why"]))
+    assert why.status_code == 200 and "changed since" not in why.text
+    form_page = client.get("/memory/edit?" + unescape(links["edit"])).text
+    assert f'value="{huge}"' in form_page  # the whole line to edit
+    # another line's edit: its form carries the file as loaded, 2.7 MB (a field over 1 MiB was
+    # refused with an error page, what was typed lost)
+    rows = latin1.read_text().split("\n")
+    address = "/memory/edit?" + urlencode({"path": "USER.md", "line": 2, "text": rows[2]})
+    form = _memory_form(client.get(address).text)
+    r = client.post("/memory/edit", data={**form, "csrf": _csrf(client), "text": "- In Porto"})
+    assert r.status_code == 303, re.sub("q{50,}", "q…", r.text)[-3000:]
+    assert latin1.read_text().split("\n")[2:5] == ["- In Porto", "- Works at Acme", huge]
+    # a link made before the line changed names a line that is no longer there: said
+    latin1.write_text(latin1.read_text().replace("Pasted log", "Pasted logs"))
+    for page in ("why", "edit", "remove"):
+        stale = client.get(f"/memory/{page}?" + unescape(links[page])).text
+        assert "changed since the page was loaded" in stale, page
+        assert "Pasted logs" not in stale and 'name="id"' not in stale

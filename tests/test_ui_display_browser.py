@@ -196,6 +196,32 @@ def test_the_back_button_after_an_edit_repeats_nothing(ui: webdriver.Chrome) -> 
     assert not errors, errors
 
 
+def test_a_pasted_line_of_400_kb_is_shown_cut_and_its_edit_link_opens(
+    ui: webdriver.Chrome, workspace: Path
+) -> None:
+    """Its edit link carried the line: the server refused the address, and the browser showed
+    "This page isn't working" (ui9). The Memory screen shows the line's start and how much more."""
+    user = workspace / "USER.md"
+    before = user.read_bytes()
+    pasted = "- Pasted log: " + "q" * 400_000
+    user.write_bytes(before + pasted.encode() + b"\n")
+    try:
+        go(ui, "/memory")
+        row = next(
+            e
+            for e in ui.find_elements(By.CSS_SELECTOR, "#USER\\.md .line")
+            if "Pasted log" in e.text[:20]
+        )
+        shown = row.find_element(By.CSS_SELECTOR, ".text").text
+        row.find_element(By.LINK_TEXT, "edit").click()
+        WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.TAG_NAME, "h1")))
+        assert ui.find_element(By.TAG_NAME, "h1").text.startswith("Edit line")
+        assert ui.find_element(By.NAME, "text").get_property("value") == pasted
+        assert shown.endswith(f"… {len(pasted) - 4_000:,} more characters: the whole line")
+    finally:
+        user.write_bytes(before)
+
+
 # -- a second workspace: hand edits in another encoding, a huge conversation --------------------
 
 

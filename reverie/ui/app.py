@@ -186,7 +186,8 @@ class UI(Pages):
         )
 
     async def why(self, request: Request) -> Response:
-        rel, index, line = _file_line(request)
+        rel, index, line = await self._clicked(request)
+        line = line or ""  # (changed since the page: no commit has it)
         found = (
             [
                 p
@@ -208,10 +209,11 @@ class UI(Pages):
         """A line's edit form, carrying the file as it loaded it (its content id and text): the
         edit is made from that state, and merged over whatever changed since (``Memory.write``'s
         ``base``)."""
-        rel, index, line = _file_line(request)
+        rel, index, line = await self._clicked(request)
         text = await self.attempt(request, self._exact(rel), None)
         rows = text.split("\n") if text is not None else []
         moved = text is not None and (not 0 <= index < len(rows) or rows[index] != line)
+        line = line or ""  # (a long line changed since the page: said, not shown)
         return await self.render(
             request,
             "edit.html",
@@ -252,7 +254,7 @@ class UI(Pages):
             raise ReverieError("the edit form arrived damaged: nothing was done (reload the page)")
         rows = loaded.split("\n")
         i = _int(form.get("line"), -1)
-        if not 0 <= i < len(rows) or rows[i] != form.get("original"):
+        if not 0 <= i < len(rows) or not _names(form, rows[i]):
             raise ReverieError("the edit form arrived damaged: nothing was done (reload the page)")
         return rel, rows, i, base
 
@@ -347,10 +349,21 @@ class UI(Pages):
         return await self.act(request, "/memory", run)
 
     async def remove_form(self, request: Request) -> Response:
-        rel, index, line = _file_line(request)
+        rel, index, line = await self._clicked(request)
         return await self.render(
             request, "remove.html", path=rel, line=line, index=index, active="memory"
         )
+
+    async def _clicked(self, request: Request) -> tuple[str, int, str | None]:
+        """The ``path`` and ``line`` (0-based) a line's link names, and that line's text as the
+        page showed it: the link's ``text``, or for a long line (``views.line_ref``), the line read
+        from the file if its content id is still the link's ``id`` (None: it changed since)."""
+        rel, index, text, ident = _file_line(request)
+        if text is not None:
+            return rel, index, text
+        rows = (await self.attempt(request, self._exact(rel), "")).split("\n")
+        found = rows[index] if index < len(rows) else None
+        return rel, index, found if found is not None and content_id(found) == ident else None
 
     async def remove(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
@@ -372,11 +385,10 @@ class UI(Pages):
         rel = _memory_file(form.get("path", ""))
         rows = (await self._exact(rel)).split("\n")
         i = _int(form.get("line"), -1)
-        original = form.get("original")
         if 0 <= i < len(rows) and undecodable(rows[i]) is not None:
             raise ReverieError(f"Nothing was done: {_not_utf8(rel, rows[i])}")
-        if not 0 <= i < len(rows) or rows[i] != original:
-            places = [k for k, row in enumerate(rows) if follow and row == original and row.strip()]
+        if not 0 <= i < len(rows) or not _names(form, rows[i]):
+            places = [k for k, row in enumerate(rows) if follow and _names(form, row) and row.strip()]
             if len(places) != 1:
                 raise ReverieError(
                     f"{rel} changed since the page was loaded: nothing was done (look again and "
@@ -934,15 +946,24 @@ def _memory_file(rel: str) -> str:
     return rel
 
 
-def _file_line(request: Request) -> tuple[str, int, str]:
+def _file_line(request: Request) -> tuple[str, int, str | None, str | None]:
     """The ``path`` and ``line`` (0-based) a GET names, and that line's text as the page showed
-    it."""
-    rel = _memory_file(request.query_params.get("path", ""))
-    index = _int(request.query_params.get("line"), -1)
-    text = request.query_params.get("text")
-    if text is None or index < 0:
+    it or, for a long line, its content id (``views.line_ref``)."""
+    params = request.query_params
+    rel = _memory_file(params.get("path", ""))
+    index = _int(params.get("line"), -1)
+    text, ident = params.get("text"), params.get("id")
+    if (text is None and ident is None) or index < 0:
         raise HTTPException(400, "which line? (the link carries its number and its text)")
-    return rel, index, text
+    return rel, index, text, ident
+
+
+def _names(form: dict[str, str], row: str) -> bool:
+    """Whether ``row`` is the line a posted form names (``views.line_ref``): by its text
+    (``original``), or for a long line by its content id (``id``)."""
+    if "original" in form:
+        return row == form["original"]
+    return "id" in form and content_id(row) == form["id"]
 
 
 def _time(value: object) -> Any:

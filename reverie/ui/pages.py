@@ -34,6 +34,10 @@ __all__ = ["Pages", "templates", "static_files", "session_of", "quietly"]
 
 HERE = Path(__file__).resolve().parent
 T = TypeVar("T")
+#: The largest field a posted form may hold. Starlette's default, 1 MiB, refused every edit of a
+#: memory file past 768 KB (a line's form carries the file as it loaded it, in base64) with an
+#: error page, dropping what was typed.
+MAX_FIELD_BYTES = 64 << 20
 
 
 @lru_cache(maxsize=1)
@@ -46,7 +50,9 @@ def templates() -> Environment:
         lstrip_blocks=True,
     )
     env.finalize = views.shown  # every value printed: escaped, its hidden characters visible
-    env.filters.update(plain=views.plain, token=views.token)
+    env.filters.update(
+        plain=views.plain, token=views.token, cut=views.cut_line, line_field=views.line_field
+    )
     env.globals.update(
         ago=views.ago, when=views.when, line_item=views.line_item, MEMORY_FILES=MEMORY_FILES
     )
@@ -115,7 +121,7 @@ class Pages:
 
     async def form(self, request: Request) -> dict[str, str]:
         """The posted form, after the CSRF check (403 without the session's token)."""
-        data = await request.form()
+        data = await request.form(max_part_size=MAX_FIELD_BYTES)
         if not check_csrf(session_of(request), data.get(CSRF_FIELD)):
             # a form from an earlier session (signed out and in since, in another tab): what was
             # typed is shown back, and the page it came from is one link away
