@@ -196,6 +196,40 @@ def test_the_back_button_after_an_edit_repeats_nothing(ui: webdriver.Chrome) -> 
     assert not errors, errors
 
 
+def test_the_back_button_shows_memory_as_it_is_now_and_keeps_what_was_typed(
+    ui: webdriver.Chrome, workspace: Path
+) -> None:
+    """Chromium keeps even a no-store page in its back-forward cache: back to the Memory screen
+    after memory changed elsewhere (Dream, a restore in another tab, an agent) showed its lines as
+    they were, as if current (ui9). Such a page is loaded again, unless someone typed into its
+    form."""
+    user = workspace / "USER.md"
+    before = user.read_bytes()
+    try:
+        go(ui, "/memory")
+        user.write_bytes(before + b"- Moved to Porto in May\n")  # written by another
+        ui.find_element(By.LINK_TEXT, "Timeline").click()
+        WebDriverWait(ui, WAIT).until(ec.url_matches(r"/timeline$"))
+        ui.back()
+        WebDriverWait(ui, WAIT).until(
+            lambda d: "Moved to Porto" in d.find_element(By.ID, "USER.md").text
+        )
+        row = next(
+            e for e in ui.find_elements(By.CSS_SELECTOR, "#USER\\.md .line") if "Porto" in e.text
+        )
+        row.find_element(By.LINK_TEXT, "edit").click()
+        field = WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.NAME, "text")))
+        field.clear()
+        field.send_keys("- Moved to Braga in May")
+        ui.find_element(By.LINK_TEXT, "Timeline").click()
+        WebDriverWait(ui, WAIT).until(ec.url_matches(r"/timeline$"))
+        ui.back()
+        field = WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.NAME, "text")))
+        assert field.get_property("value") == "- Moved to Braga in May"
+    finally:
+        user.write_bytes(before)
+
+
 def test_a_pasted_line_of_400_kb_is_shown_cut_and_its_edit_link_opens(
     ui: webdriver.Chrome, workspace: Path
 ) -> None:

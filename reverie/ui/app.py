@@ -388,7 +388,9 @@ class UI(Pages):
         if 0 <= i < len(rows) and undecodable(rows[i]) is not None:
             raise ReverieError(f"Nothing was done: {_not_utf8(rel, rows[i])}")
         if not 0 <= i < len(rows) or not _names(form, rows[i]):
-            places = [k for k, row in enumerate(rows) if follow and _names(form, row) and row.strip()]
+            places = [
+                k for k, row in enumerate(rows) if follow and _names(form, row) and row.strip()
+            ]
             if len(places) != 1:
                 raise ReverieError(
                     f"{rel} changed since the page was loaded: nothing was done (look again and "

@@ -26,11 +26,11 @@ from markupsafe import Markup, escape
 
 from ..gitstore.diffing import text_diff as _bytes_diff
 from ..gitstore.trailers import BATCH, KIND, parse_batch
+from ..storage.workspace import content_id
 from ..text.dates import parse_timestamp
 from ..text.diff import diff_line_kinds
 from ..text.memline import is_pinned
 from ..text.safety import describe, hidden
-from ..storage.workspace import content_id
 from ..text.utf8 import exact_bytes, undecodable
 from .security import CSRF_FIELD
 
@@ -207,8 +207,8 @@ def _as_stored(row: str) -> str:
 #: line of megabytes (a paste, a hand edit) made the Memory screen as many megabytes long, and the
 #: browser took minutes to lay it out.
 LINE_SHOWN = 4_000
-#: A line longer than this is named in its links and forms by its content id, not its text: an
-#: address carrying a 400 KB line is refused by the server, so its edit, why and remove links failed.
+#: A line longer than this is named in its links and forms by its content id, not its text: the
+#: server refused an address carrying a 400 KB line, so its edit, why and remove links failed.
 LINKED_CHARS = 1_000
 
 

@@ -1,8 +1,8 @@
 // Reverie UI: small enhancements over plain server-rendered pages (everything works without this file).
 // - "why" loads a line's provenance inline when its <details> opens (the page link is the fallback);
 // - buttons with data-confirm ask before posting;
-// - a page the back button brings back from the browser's cache after a form was posted is
-//   loaded again (it would show a state that has moved on);
+// - a page the back button brings back from the browser's cache is loaded again (it would show
+//   memory as it was, not as it is), unless its form holds what someone typed;
 // - a text sent while the server could not answer is kept in the tab, and its form offers it back;
 // - the Dream page follows the run's progress until it finishes, then reloads to show the result;
 // - a signed-in page remembers its server's prefix (localStorage is per origin, so per port): a link
@@ -42,20 +42,26 @@ document.addEventListener("submit", function (event) {
   }
 });
 
-// Back to a page after posting a form from it (or from a later page): a browser may show the page
-// as it was from its back-forward cache, with forms made from a state that has moved on. Such a
-// page is loaded again, so it shows the memory as it is now (a form sent again would be checked
-// against its state anyway: merged, refused or the conflict page, never a blind write).
+// Back (or forward) to a page the browser keeps in its back-forward cache: it shows memory as it was
+// when it loaded, and anything may have changed since (another tab, Dream, an agent, a restore), so
+// it is loaded again and shows memory as it is now. A form someone typed into is kept as typed
+// (its save is checked against the state it was made from: merged, refused or the conflict page),
+// unless a form was posted from this tab since it loaded (the page it led to moved on from it).
 var loadedAt = Date.now();
 document.addEventListener("submit", function (event) {
   if (event.defaultPrevented || (event.target.method || "").toLowerCase() !== "post") return;
   try { window.sessionStorage.setItem("reverie-posted", String(Date.now())); } catch (e) { /* none */ }
 });
+function typedInto() {
+  return Array.prototype.some.call(document.querySelectorAll("form input, form textarea"), function (f) {
+    return f.type !== "hidden" && f.value !== f.defaultValue;
+  });
+}
 window.addEventListener("pageshow", function (event) {
   if (!event.persisted) return;
   var posted = 0;
-  try { posted = Number(window.sessionStorage.getItem("reverie-posted") || 0); } catch (e) { return; }
-  if (posted > loadedAt) window.location.reload();
+  try { posted = Number(window.sessionStorage.getItem("reverie-posted") || 0); } catch (e) { /* none */ }
+  if (posted > loadedAt || !typedInto()) window.location.reload();
 });
 
 // A text sent while the server could not answer (stopped, restarting): the browser shows its own
