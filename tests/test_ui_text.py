@@ -10,6 +10,7 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+from support.gitcli import git
 from support.ui_app import signed_in
 
 from reverie.text.safety import hidden, visible
@@ -148,3 +149,21 @@ def test_diff_rows_read_a_removed_line_that_looks_like_a_header() -> None:
         ("del", "-- a rule"),
     ]
     assert rows[3].old == 2 and rows[2].new == 1
+
+
+def test_a_commit_with_no_message_is_named_where_its_message_would_be(client, memory) -> None:
+    """Another tool's commit with an empty message (``git commit --allow-empty-message``) was a
+    Timeline row whose change was an empty link, a commit page titled by its id alone and a
+    confirmation undoing “” (ui9)."""
+    root = memory.workspace.root
+    (root / "USER.md").write_text(memory.read("USER.md") + "- Likes tea\n")
+    who = ("-c", "user.name=Another tool", "-c", "user.email=tool@example.org")
+    git(root, *who, "commit", "-q", "--allow-empty-message", "-m", "", "USER.md")
+    sha = git(root, "rev-parse", "HEAD").strip()
+    timeline = client.get("/timeline").text
+    links = re.findall(rf'<a href="[^"]*/commit/{sha}">(.*?)</a>', timeline, re.S)
+    assert len(links) == 2 and all(re.sub("<[^>]+>", "", text).strip() for text in links), links
+    title = re.search(r"<h1>(.*?)</h1>", client.get(f"/commit/{sha}").text, re.S).group(1)
+    assert f"commit {sha[:8]}, which has no message" in title
+    confirm = re.sub("<[^>]+>", "", client.get(f"/commit/{sha}/confirm?action=revert").text)
+    assert "“”" not in confirm and "which has no message is taken back" in confirm
