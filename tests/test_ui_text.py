@@ -167,3 +167,25 @@ def test_a_commit_with_no_message_is_named_where_its_message_would_be(client, me
     assert f"commit {sha[:8]}, which has no message" in title
     confirm = re.sub("<[^>]+>", "", client.get(f"/commit/{sha}/confirm?action=revert").text)
     assert "“”" not in confirm and "which has no message is taken back" in confirm
+
+
+def test_a_diff_shows_a_line_of_megabytes_cut(client, memory) -> None:
+    """A commit holding a 2 MB line (a hand edit committed by another tool) made every diff
+    showing it, even as context beside the line that changed, a page the browser took 20 s to
+    lay out (ui9). Its rows are cut as a memory line is, the changed words still marked."""
+    root = memory.workspace.root
+    huge = "- Pasted log: " + "q" * 2_000_000
+    (root / "USER.md").write_text(memory.read("USER.md") + huge + "\n- Likes tea\n")
+    who = ("-c", "user.name=Another tool", "-c", "user.email=tool@example.org")
+    git(root, *who, "commit", "-q", "-m", "paste", "USER.md")
+    (root / "USER.md").write_text(memory.read("USER.md").replace(huge, huge + " and more"))
+    git(root, *who, "commit", "-q", "-m", "more", "USER.md")
+    page = client.get(f"/commit/{git(root, 'rev-parse', 'HEAD').strip()}").text
+    assert len(page) < 100_000
+    assert page.count(f"… {len(huge) - 4_000:,} more characters not shown here") == 1
+    assert page.count(f"… {len(huge) + 9 - 4_000:,} more characters not shown here") == 1
+    (root / "USER.md").write_text(memory.read("USER.md").replace("- Likes tea", "- Likes mint tea"))
+    git(root, *who, "commit", "-q", "-m", "tea", "USER.md")  # beside it: shown as context
+    page = client.get(f"/commit/{git(root, 'rev-parse', 'HEAD').strip()}").text
+    assert len(page) < 100_000 and re.search(r"<mark>\s?mint\s?</mark>", page)
+    assert page.count("more characters not shown here") == 1

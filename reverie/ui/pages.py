@@ -54,7 +54,11 @@ def templates() -> Environment:
         plain=views.plain, token=views.token, cut=views.cut_line, line_field=views.line_field
     )
     env.globals.update(
-        ago=views.ago, when=views.when, line_item=views.line_item, MEMORY_FILES=MEMORY_FILES
+        ago=views.ago,
+        when=views.when,
+        line_item=views.line_item,
+        diff_code=views.diff_code,
+        MEMORY_FILES=MEMORY_FILES,
     )
     return env
 

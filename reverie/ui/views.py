@@ -51,6 +51,7 @@ __all__ = [
     "LINKED_CHARS",
     "DiffRow",
     "diff_rows",
+    "diff_code",
     "Side",
     "sides",
     "text_diff",
@@ -226,13 +227,18 @@ def cut_line(raw: str, whole: str | None = None) -> Markup:
     many more it holds; ``whole``: the address that shows it whole."""
     if len(raw) <= LINE_SHOWN:
         return _shown(raw)
-    more = f"{len(raw) - LINE_SHOWN:,} more characters"
+    return _shown(raw[:LINE_SHOWN]) + _cut_note(len(raw), whole)
+
+
+def _cut_note(length: int, whole: str | None = None) -> Markup:
+    """What follows a line of ``length`` characters cut after ``LINE_SHOWN``."""
+    more = f"{length - LINE_SHOWN:,} more characters"
     tail = (
         Markup(' <a href="{}">{}: the whole line</a>').format(whole, more)
         if whole
         else Markup(" {} not shown here").format(more)
     )
-    return _shown(raw[:LINE_SHOWN]) + Markup('<span class="cut">…{}</span>').format(tail)
+    return Markup('<span class="cut">…{}</span>').format(tail)
 
 
 _UNCOMMITTED = (
@@ -322,6 +328,22 @@ class DiffRow:
     @property
     def sign(self) -> str:
         return {"add": "+", "del": "-"}.get(self.kind, " ")
+
+
+def diff_code(row: DiffRow) -> Markup:
+    """A diff row's text as a page shows it: the words that changed marked, and cut after
+    ``LINE_SHOWN`` characters as a memory line is (``cut_line``: a line of megabytes in a commit
+    made its page take the browser 20 s to lay out)."""
+    out, room = [], LINE_SHOWN
+    for text, changed in row.parts or ((row.text, False),):
+        if room <= 0:
+            break
+        piece = _shown(text[:room])
+        room -= min(len(text), room)
+        out.append(Markup("<mark>{}</mark>").format(piece) if changed else piece)
+    if len(row.text) > LINE_SHOWN:
+        out.append(_cut_note(len(row.text)))
+    return Markup("").join(out)
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
