@@ -370,6 +370,21 @@ def test_a_form_posted_after_the_session_ended_keeps_what_was_typed(client, line
     assert again.status_code == 303 and again.headers["location"] == PREFIX + address
 
 
+def test_a_form_of_a_file_past_1_mib_posted_after_the_session_ended_keeps_what_was_typed(
+    client, lines
+) -> None:
+    """A line's form carries its file (base64): past 768 KB, that field was over Starlette's
+    1 MiB, the form was not read, and the page of a session that ended dropped the text (ui9)."""
+    user = lines.workspace.root / "USER.md"
+    user.write_text(user.read_text() + "- Pasted log: " + "q" * 1_000_000 + "\n")
+    address, form = _edit_form(client, lines, "Lisbon")
+    assert len(form["loaded"]) > 1 << 20
+    client.app.gate.sessions.end(client.cookies.get(cookie_name(8766)))
+    r = client.post("/memory/edit", data={**form, "text": "- Lives in Porto"})
+    assert r.status_code == 403 and "session has ended" in r.text
+    assert re.search(r'id="typed-text"[^>]*>\n- Lives in Porto</textarea>', r.text)
+
+
 def test_a_form_of_an_earlier_session_is_refused_with_what_was_typed(client, lines) -> None:
     address, form = _edit_form(client, lines, "Lisbon")
     head = lines.log(limit=1)[0].sha

@@ -22,6 +22,7 @@ from ..storage.workspace import MEMORY_FILES
 from . import views
 from .security import (
     CSRF_FIELD,
+    MAX_FIELD_BYTES,
     SessionRef,
     UISession,
     came_from,
@@ -34,10 +35,6 @@ __all__ = ["Pages", "templates", "static_files", "session_of", "quietly"]
 
 HERE = Path(__file__).resolve().parent
 T = TypeVar("T")
-#: The largest field a posted form may hold. Starlette's default, 1 MiB, refused every edit of a
-#: memory file past 768 KB (a line's form carries the file as it loaded it, in base64) with an
-#: error page, dropping what was typed.
-MAX_FIELD_BYTES = 64 << 20
 
 
 @lru_cache(maxsize=1)

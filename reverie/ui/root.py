@@ -38,8 +38,8 @@ from ..memory import open as open_memory
 from ..serving.scopecache import ScopeCache
 from ..storage.scopes import Scope, ScopeRoot, read_scope
 from .app import UI, scope_app
-from .pages import MAX_FIELD_BYTES, Pages, static_files
-from .security import Gate, Guard, SignIn, typed_back
+from .pages import Pages, static_files
+from .security import MAX_FIELD_BYTES, Gate, Guard, SignIn, typed_back
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Send

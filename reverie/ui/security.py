@@ -65,6 +65,7 @@ __all__ = [
     "new_server_id",
     "check_csrf",
     "CSRF_FIELD",
+    "MAX_FIELD_BYTES",
     "HEADERS",
     "SESSION_IDLE",
     "SESSION_MAX",
@@ -87,6 +88,10 @@ SESSION_MAX = 7 * 24 * 3600
 MAX_SESSIONS = 256
 #: Where a token is posted (outside the prefix: the sign-in form and the local sign-in file).
 SIGNIN_PATH = "/signin"
+#: The largest field a posted form may hold. Starlette's default, 1 MiB, refused every edit of a
+#: memory file past 768 KB (a line's form carries the file as it loaded it, in base64) with an
+#: error page, dropping what was typed.
+MAX_FIELD_BYTES = 64 << 20
 #: The key under which a page stores this server's prefix in the browser's ``localStorage`` (kept
 #: per origin, so per port): a link to ``/timeline`` from elsewhere finds its way to
 #: ``/<id>/timeline`` (``static/ui.js``).
@@ -510,7 +515,7 @@ class Guard:
 async def _form_of(request: Request) -> Mapping[str, object]:
     """A posted form's fields; none when the body is not a form (or cannot be parsed)."""
     try:
-        return await request.form()
+        return await request.form(max_part_size=MAX_FIELD_BYTES)
     except Exception:  # noqa: BLE001 (a malformed body: there is just nothing to show back)
         return {}
 
