@@ -385,6 +385,25 @@ def test_a_form_of_a_file_past_1_mib_posted_after_the_session_ended_keeps_what_w
     assert re.search(r'id="typed-text"[^>]*>\n- Lives in Porto</textarea>', r.text)
 
 
+def test_a_form_posted_to_a_restarted_server_returns_to_its_page_once_signed_in(client) -> None:
+    """A restart gives the server a new id: a form from a page of the server before it carried no
+    session, its text was shown back, but signing in went to the start, not the form (ui9)."""
+    before = "/" + "B" * 22  # the server's id before the restart
+    form_page = before + "/memory/edit?path=USER.md&line=2&text=-+Lives+in+Lisbon"
+    client.base_url = BASE
+    r = client.post(
+        before + "/memory/edit",
+        data={"csrf": "an earlier session's", "text": "- Lives in Porto"},
+        headers={"referer": BASE + form_page},
+    )
+    assert r.status_code == 403 and "- Lives in Porto</textarea>" in r.text
+    back = re.search(r'name="next" value="([^"]+)"', r.text)
+    assert back and unescape(back.group(1)) == form_page
+    again = client.post("/signin", data={"token": TOKEN, "next": unescape(back.group(1))})
+    assert again.status_code == 303
+    assert again.headers["location"] == PREFIX + form_page.removeprefix(before)
+
+
 def test_a_form_of_an_earlier_session_is_refused_with_what_was_typed(client, lines) -> None:
     address, form = _edit_form(client, lines, "Lisbon")
     head = lines.log(limit=1)[0].sha

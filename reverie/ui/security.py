@@ -273,12 +273,15 @@ def typed_back(form: Mapping[str, object]) -> Markup:
     return head + Markup("").join(boxes) + Markup("</section>")
 
 
-def came_from(request: Request, prefix: str) -> str | None:
+def came_from(request: Request, prefix: str, *, restarted: bool = False) -> str | None:
     """The page of this server a form was posted from (its ``Referer``, which the referrer policy
-    sends to this origin only), as a path and query under ``prefix``; None when it is not one."""
+    sends to this origin only), as a path and query under ``prefix``; None when it is not one.
+    ``restarted``: also a page under another server id (this server's before a restart), whose
+    address ``Gate.target`` moves under ``prefix``."""
     referer = urlsplit(request.headers.get("referer", ""))
     host = request.headers.get("host", "")
-    if referer.netloc != host or not referer.path.startswith(prefix + "/"):
+    ours = referer.path.startswith(prefix + "/")
+    if referer.netloc != host or not (ours or restarted and _SERVER_ID.match(referer.path)):
         return None
     return referer.path + (f"?{referer.query}" if referer.query else "")
 
@@ -479,7 +482,7 @@ class Guard:
                 403,
                 "Not signed in",
                 "This browser's session has ended, so the form was not acted on. " + _NOT_SIGNED_IN,
-                next_path=came_from(request, gate.prefix) or "/",
+                next_path=came_from(request, gate.prefix, restarted=True) or "/",
                 typed=typed_back(await _form_of(request)),
             )
         if request.method not in ("GET", "HEAD"):
