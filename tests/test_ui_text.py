@@ -189,3 +189,17 @@ def test_a_diff_shows_a_line_of_megabytes_cut(client, memory) -> None:
     page = client.get(f"/commit/{git(root, 'rev-parse', 'HEAD').strip()}").text
     assert len(page) < 100_000 and re.search(r"<mark>\s?mint\s?</mark>", page)
     assert page.count("more characters not shown here") == 1
+
+
+def test_a_range_of_history_past_a_page_goes_on_a_page_at_a_time(client, memory) -> None:
+    """The history page shows 500 entries: asked for more (a long batch's "all entries"), it
+    showed the first 500 and no way to the rest (ui9)."""
+    for i in range(1_200):
+        memory.runtime.store.append_history(f"- [durable] fact number {i}", "cli:bob")
+    page, seen = "/history?first=1&last=1206", []
+    while page:
+        html = client.get(page).text
+        seen += [int(n) for n in re.findall(r'<li id="c(\d+)"', html)]
+        later = re.search(r'rel="next" href="[^"]*(/history\?[^"]+)"', html)
+        page = unescape(later.group(1)) if later else ""
+    assert seen == list(range(1, 1_207))

@@ -74,6 +74,8 @@ HERE = Path(__file__).resolve().parent
 PAGE_SIZE = 50
 #: Search hits shown.
 HITS = 20
+#: History entries on one page of the history screen.
+HISTORY_PAGE = 500
 #: A batch's entries shown on a commit page (a longer batch links to the history page).
 BATCH_SHOWN = 50
 
@@ -546,11 +548,19 @@ class UI(Pages):
 
     async def history(self, request: Request) -> Response:
         first = _int(request.query_params.get("first"), 1)
-        last = _int(request.query_params.get("last"), first)
-        last = min(last, first + 499)
+        asked = _int(request.query_params.get("last"), first)
+        last = min(asked, first + HISTORY_PAGE - 1)
         entries = await self.attempt(request, self._entries(first, last), [])
+        # a range past one page (a long batch's "all entries") goes on a page at a time
+        later = urlencode({"first": last + 1, "last": asked}) if asked > last else None
         return await self.render(
-            request, "history.html", entries=entries, first=first, last=last, active="search"
+            request,
+            "history.html",
+            entries=entries,
+            first=first,
+            last=last,
+            later=later,
+            active="search",
         )
 
     async def _entries(self, first: int, last: int) -> list[HistoryEntry]:
