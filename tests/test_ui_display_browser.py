@@ -458,3 +458,33 @@ def test_a_text_sent_to_a_stopped_server_is_offered_back(
     finally:
         driver.quit()
         stop(proc)
+
+
+def test_the_dream_page_says_when_the_server_stops_answering_and_what_is_after_a_restart(
+    workspace: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The Dream page follows a run by asking the server for its state. With the server stopped,
+    then restarted (a new id: it knows neither the session nor the run), the page went on saying
+    "Running" with the last progress it had, asking forever (ui9). It says the server does not
+    answer, then, answered by the restarted server, is loaded again and says what is now."""
+    home = tmp_path_factory.mktemp("home")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    driver = chromium(tmp_path_factory.mktemp("chromium"))
+    proc = _serve_on(workspace, home, port)
+    try:
+        driver.ui_base = sign_in(driver, printed(proc, SIGN_IN))  # type: ignore[attr-defined]
+        go(driver, "/dream")
+        stop(proc)
+        driver.execute_script("followDream(document.getElementById('dream-job'));")  # a run's
+        detail = driver.find_element(By.ID, "dream-detail")
+        WebDriverWait(driver, WAIT).until(lambda d: "No answer from the server" in detail.text)
+        proc = _serve_on(workspace, home, port)  # the same port, a new id
+        printed(proc, SIGN_IN)
+        WebDriverWait(driver, WAIT).until(
+            lambda d: d.find_element(By.TAG_NAME, "h1").text == "Not signed in"
+        )
+    finally:
+        driver.quit()
+        stop(proc)

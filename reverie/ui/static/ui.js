@@ -4,7 +4,8 @@
 // - a page the back button brings back from the browser's cache is loaded again (it would show
 //   memory as it was, not as it is), unless its form holds what someone typed;
 // - a text sent while the server could not answer is kept in the tab, and its form offers it back;
-// - the Dream page follows the run's progress until it finishes, then reloads to show the result;
+// - the Dream page follows the run's progress until it finishes, then reloads to show the result
+//   (it says so when the server stops answering, and reloads when it answers something else);
 // - a signed-in page remembers its server's prefix (localStorage is per origin, so per port): a link
 //   to this server from elsewhere (/timeline) then finds its way to /<prefix>/timeline; signing out
 //   forgets it.
@@ -112,16 +113,30 @@ window.addEventListener("pageshow", function (event) {
 function followDream(box) {
   var phase = document.getElementById("dream-phase");
   var detail = document.getElementById("dream-detail");
+  var lost = null;
   function poll() {
     fetch(box.dataset.poll, {credentials: "same-origin"})
-      .then(function (r) { return r.json(); })
+      .then(function (r) {
+        // not the run's state (the session ended, or the server restarted under a new id and
+        // knows neither this session nor the run): the page is loaded again and says what is now
+        if (!r.ok) { window.location.reload(); return null; }
+        return r.json();
+      })
       .then(function (state) {
+        if (state === null) return;
+        lost = null;
         if (!state.running) { window.location.reload(); return; }
         if (phase) phase.textContent = state.phase;
         if (detail) detail.textContent = state.detail;
         window.setTimeout(poll, 300);
       })
-      .catch(function () { window.setTimeout(poll, 1000); });
+      .catch(function () {
+        // no answer (the server stopped or restarts): the progress shown is no longer known
+        if (lost === null) lost = new Date();
+        if (detail) detail.textContent = "No answer from the server since " + lost.toLocaleTimeString() +
+          ": how the run goes is not known (asking again every second).";
+        window.setTimeout(poll, 1000);
+      });
   }
   poll();
 }
