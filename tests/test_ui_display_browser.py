@@ -156,6 +156,41 @@ def test_right_to_left_emoji_and_combining_text_read_as_written(ui: webdriver.Ch
     assert EMOJI in texts  # joined emoji, flags and combining marks untouched
 
 
+def test_a_commit_subject_in_hebrew_reads_right_to_left(
+    ui: webdriver.Chrome, workspace: Path
+) -> None:
+    """A commit's subject (another tool's, an agent's) was drawn in the left-to-right cell of the
+    Timeline and the commit page's title: a Hebrew subject's full stop was drawn after its last
+    word, on the right (ui9). Each subject takes its own direction."""
+    subject = "עדכון: גר בתל אביב."  # "update: lives in Tel Aviv."
+    who = ("-c", "user.name=Another tool", "-c", "user.email=tool@example.org")
+    subprocess.run(
+        ["git", "-C", str(workspace), *who, "commit", "-q", "--allow-empty", "-m", subject],
+        check=True,
+    )
+    go(ui, "/timeline")
+    link = next(
+        e for e in ui.find_elements(By.CSS_SELECTOR, "table.timeline td a") if e.text == subject
+    )
+    for where in (link, None):
+        if where is None:
+            link.click()
+            WebDriverWait(ui, WAIT).until(ec.url_contains("/commit/"))
+            where = ui.find_element(By.TAG_NAME, "h1")
+        first, stop = ui.execute_script(
+            """
+            const walk = document.createTreeWalker(arguments[0], NodeFilter.SHOW_TEXT);
+            let node; while ((node = walk.nextNode()) && !node.textContent.includes('ע')) {}
+            const text = node.textContent;
+            const at = i => { const r = document.createRange(); r.setStart(node, i);
+              r.setEnd(node, i + 1); return r.getBoundingClientRect().left; };
+            return [at(text.indexOf('ע')), at(text.indexOf('.'))];
+            """,
+            where,
+        )
+        assert stop < first, where.tag_name
+
+
 def test_a_hostile_conversation_runs_nothing_and_pages_through(ui: webdriver.Chrome) -> None:
     go(ui, f"/session?key={quote(KEY, safe='')}")
     assert ui.title == f"{KEY} · Reverie"  # the key as text: its script did not run
