@@ -460,28 +460,49 @@ def _serve_on(workspace: Path, home: Path, port: str) -> subprocess.Popen[str]:
     )
 
 
+class _Restartable:
+    """``reverie ui`` on a port of its own (`_serve_on`), stopped and started again on it (a
+    restart: a new id and secret), and a browser signed in to it."""
+
+    def __init__(self, workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self.workspace, self.home = workspace, tmp_path_factory.mktemp("home")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = str(probe.getsockname()[1])
+        self.driver = chromium(tmp_path_factory.mktemp("chromium"))
+        self.proc = _serve_on(workspace, self.home, self.port)
+        self.driver.ui_base = sign_in(self.driver, printed(self.proc, SIGN_IN))  # type: ignore[attr-defined]
+
+    def stop(self) -> None:
+        stop(self.proc)
+
+    def start(self) -> str:
+        """The server again, on the same port; the sign-in address it prints."""
+        self.proc = _serve_on(self.workspace, self.home, self.port)
+        return printed(self.proc, SIGN_IN)
+
+    def close(self) -> None:
+        self.driver.quit()
+        stop(self.proc)
+
+
 def test_a_text_sent_to_a_stopped_server_is_offered_back(
     workspace: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """Save pressed while the server is down (stopped, restarting): the browser's error page,
     and back to a form page it may not keep (no-store) lost what was typed. The text is kept in
     the tab until a page of the server answers its post; the same form offers it back (ui7)."""
-    home = tmp_path_factory.mktemp("home")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = str(probe.getsockname()[1])
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    proc = _serve_on(workspace, home, port)
+    server = _Restartable(workspace, tmp_path_factory)
+    driver = server.driver
     try:
-        driver.ui_base = sign_in(driver, printed(proc, SIGN_IN))  # type: ignore[attr-defined]
         go(driver, "/memory/file?path=memory/MEMORY.md")
         typed = driver.find_element(By.NAME, "text").get_property("value") + "- Owns a boat\n"
         _type(driver, "text", typed)
-        stop(proc)
+        server.stop()
         driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
         WebDriverWait(driver, WAIT).until(lambda d: "ERR_CONNECTION_REFUSED" in d.page_source)
-        proc = _serve_on(workspace, home, port)  # the same port, a new secret: signed in afresh
-        driver.ui_base = sign_in(driver, printed(proc, SIGN_IN))  # type: ignore[attr-defined]
+        # the same port, a new secret: signed in afresh
+        driver.ui_base = sign_in(driver, server.start())  # type: ignore[attr-defined]
         go(driver, "/memory/file?path=memory/MEMORY.md")
         note = WebDriverWait(driver, WAIT).until(ec.presence_of_element_located((By.ID, "unsent")))
         note.find_element(By.TAG_NAME, "button").click()
@@ -491,8 +512,7 @@ def test_a_text_sent_to_a_stopped_server_is_offered_back(
         go(driver, "/memory/file?path=memory/MEMORY.md")  # answered: not offered again
         assert not driver.find_elements(By.ID, "unsent")
     finally:
-        driver.quit()
-        stop(proc)
+        server.close()
 
 
 def test_the_dream_page_says_when_the_server_stops_answering_and_what_is_after_a_restart(
@@ -502,24 +522,17 @@ def test_the_dream_page_says_when_the_server_stops_answering_and_what_is_after_a
     then restarted (a new id: it knows neither the session nor the run), the page went on saying
     "Running" with the last progress it had, asking forever (ui9). It says the server does not
     answer, then, answered by the restarted server, is loaded again and says what is now."""
-    home = tmp_path_factory.mktemp("home")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = str(probe.getsockname()[1])
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    proc = _serve_on(workspace, home, port)
+    server = _Restartable(workspace, tmp_path_factory)
+    driver = server.driver
     try:
-        driver.ui_base = sign_in(driver, printed(proc, SIGN_IN))  # type: ignore[attr-defined]
         go(driver, "/dream")
-        stop(proc)
+        server.stop()
         driver.execute_script("followDream(document.getElementById('dream-job'));")  # a run's
         detail = driver.find_element(By.ID, "dream-detail")
         WebDriverWait(driver, WAIT).until(lambda d: "No answer from the server" in detail.text)
-        proc = _serve_on(workspace, home, port)  # the same port, a new id
-        printed(proc, SIGN_IN)
+        server.start()  # the same port, a new id
         WebDriverWait(driver, WAIT).until(
             lambda d: d.find_element(By.TAG_NAME, "h1").text == "Not signed in"
         )
     finally:
-        driver.quit()
-        stop(proc)
+        server.close()
