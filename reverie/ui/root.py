@@ -39,7 +39,7 @@ from ..serving.scopecache import ScopeCache
 from ..storage.scopes import Scope, ScopeRoot, read_scope
 from .app import UI, scope_app
 from .pages import Pages, static_files
-from .security import MAX_FIELD_BYTES, Gate, Guard, SignIn, typed_back
+from .security import Gate, Guard, SignIn, posted_form, typed_back
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Send
@@ -101,7 +101,7 @@ class ScopeApps:
             # a form posted to a scope gone since its page loaded (forgotten, moved): nothing is
             # done, and the error page shows back what was typed in it
             if scope["method"] == "POST":
-                form = await Request(scope, receive).form(max_part_size=MAX_FIELD_BYTES)
+                form = await posted_form(Request(scope, receive))
                 scope.setdefault("state", {})["ui_typed"] = typed_back(form)
             raise
         try:

@@ -73,6 +73,7 @@ __all__ = [
     "STORAGE_KEY",
     "signed_out_page",
     "typed_back",
+    "posted_form",
     "came_from",
     "TYPED_FIELDS",
 ]
@@ -483,7 +484,7 @@ class Guard:
                 "Not signed in",
                 "This browser's session has ended, so the form was not acted on. " + _NOT_SIGNED_IN,
                 next_path=came_from(request, gate.prefix, restarted=True) or "/",
-                typed=typed_back(await _form_of(request)),
+                typed=typed_back(await posted_form(request)),
             )
         if request.method not in ("GET", "HEAD"):
             origin = request.headers.get("origin")
@@ -515,8 +516,9 @@ class Guard:
         return self.gate.open_session(request, self.gate.target(next_path))
 
 
-async def _form_of(request: Request) -> Mapping[str, object]:
-    """A posted form's fields; none when the body is not a form (or cannot be parsed)."""
+async def posted_form(request: Request) -> Mapping[str, object]:
+    """A posted form's fields (each up to ``MAX_FIELD_BYTES``) read for showing back what was typed
+    in it; none when the body is not a form (or cannot be parsed)."""
     try:
         return await request.form(max_part_size=MAX_FIELD_BYTES)
     except Exception:  # noqa: BLE001 (a malformed body: there is just nothing to show back)
