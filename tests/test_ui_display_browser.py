@@ -476,9 +476,10 @@ class _Restartable:
     def stop(self) -> None:
         stop(self.proc)
 
-    def start(self) -> str:
-        """The server again, on the same port; the sign-in address it prints."""
-        self.proc = _serve_on(self.workspace, self.home, self.port)
+    def start(self, workspace: Path | None = None) -> str:
+        """The server again, on the same port (of ``workspace``: another one); the sign-in
+        address it prints."""
+        self.proc = _serve_on(workspace or self.workspace, self.home, self.port)
         return printed(self.proc, SIGN_IN)
 
     def close(self) -> None:
@@ -510,6 +511,28 @@ def test_a_text_sent_to_a_stopped_server_is_offered_back(
         _submit(driver)
         assert "- Owns a boat" in (workspace / "memory" / "MEMORY.md").read_text()
         go(driver, "/memory/file?path=memory/MEMORY.md")  # answered: not offered again
+        assert not driver.find_elements(By.ID, "unsent")
+    finally:
+        server.close()
+
+
+def test_a_text_sent_to_a_stopped_server_is_not_offered_to_another_workspaces_form(
+    workspace: Path, long_workspace: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``reverie ui`` serves on the same port (8766 by default) whatever the workspace: a text
+    kept from a server that stopped was offered back in the same form of the next workspace served
+    there, "sent from this form", to be saved into that workspace's file (ui9)."""
+    server = _Restartable(workspace, tmp_path_factory)
+    driver = server.driver
+    try:
+        go(driver, "/memory/file?path=memory/MEMORY.md")
+        _type(driver, "text", "# Memory\n\n- Owns a boat\n")
+        server.stop()
+        driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+        WebDriverWait(driver, WAIT).until(lambda d: "ERR_CONNECTION_REFUSED" in d.page_source)
+        driver.ui_base = sign_in(driver, server.start(long_workspace))  # type: ignore[attr-defined]
+        go(driver, "/memory/file?path=memory/MEMORY.md")
+        WebDriverWait(driver, WAIT).until(ec.presence_of_element_located((By.NAME, "text")))
         assert not driver.find_elements(By.ID, "unsent")
     finally:
         server.close()

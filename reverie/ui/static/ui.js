@@ -82,14 +82,16 @@ window.addEventListener("pageshow", function (event) {
     var form = event.target, field = form.elements && form.elements.namedItem("text");
     if (event.defaultPrevented || (form.method || "").toLowerCase() !== "post") return;
     if (!field || !field.value || !field.value.trim()) return;
-    try { store.setItem(key, JSON.stringify({page: here(), text: field.value})); } catch (e) { /* none */ }
+    var sent = {page: here(), workspace: body.dataset.workspace || "", text: field.value};
+    try { store.setItem(key, JSON.stringify(sent)); } catch (e) { /* none */ }
   });
   var unsent = null;
   try { unsent = JSON.parse(store.getItem(key) || "null"); } catch (e) { unsent = null; }
   if (!unsent || typeof unsent.text !== "string") return;
   if (document.querySelector("[data-flash], #typed-back, #resolved")) { store.removeItem(key); return; }
   var field = document.querySelector("form.stack [name=text]");
-  if (!field || unsent.page !== here()) return;
+  // (the same form of the same workspace: another server on this port, another workspace's form)
+  if (!field || unsent.page !== here() || unsent.workspace !== (body.dataset.workspace || "")) return;
   var note = document.createElement("div");
   note.id = "unsent";
   note.className = "flash error";
