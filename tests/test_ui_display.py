@@ -789,3 +789,5 @@ def test_a_line_of_megabytes_is_shown_cut_and_named_in_its_links_by_its_id(
         stale = client.get(f"/memory/{page}?" + unescape(links[page])).text
         assert "changed since the page was loaded" in stale, page
         assert "Pasted logs" not in stale and 'name="id"' not in stale
+    inline = client.get("/memory/why?" + unescape(links["why"]) + "&fragment=1").text
+    assert "changed since the page was loaded" in inline and "No commit has" not in inline

@@ -188,8 +188,8 @@ class UI(Pages):
         )
 
     async def why(self, request: Request) -> Response:
-        rel, index, line = await self._clicked(request)
-        line = line or ""  # (changed since the page: no commit has it)
+        rel, index, clicked = await self._clicked(request)
+        line = clicked or ""  # (None: a long line changed since the page, said so)
         found = (
             [
                 p
@@ -205,7 +205,15 @@ class UI(Pages):
             shown = await self._entries(*p.cursor_range) if p.cursor_range else []
             entries.append((p, shown[:BATCH_SHOWN]))
         name = "why_fragment.html" if request.query_params.get("fragment") else "why.html"
-        return await self.render(request, name, path=rel, line=line, found=entries, active="memory")
+        return await self.render(
+            request,
+            name,
+            path=rel,
+            line=line,
+            changed=clicked is None,
+            found=entries,
+            active="memory",
+        )
 
     async def edit_form(self, request: Request) -> Response:
         """A line's edit form, carrying the file as it loaded it (its content id and text): the
