@@ -203,3 +203,14 @@ def test_a_range_of_history_past_a_page_goes_on_a_page_at_a_time(client, memory)
         later = re.search(r'rel="next" href="[^"]*(/history\?[^"]+)"', html)
         page = unescape(later.group(1)) if later else ""
     assert seen == list(range(1, 1_207))
+
+
+def test_a_query_past_what_is_searched_says_what_was_left_out(client) -> None:
+    """Search passes Recall a query's first 2,000 characters (``Memory.MAX_QUERY_CHARS``): the
+    page showed the whole query, as if searched, and its hits (ui9)."""
+    query = "Berlin " + "x" * 3_000
+    page = client.get("/search", params={"q": query}).text
+    note = re.search(r'<p class="flash error" id="query-cut">(.*?)</p>', page)
+    assert note and "first 2,000 characters were searched (1,007 more left out)" in note.group(1)
+    assert "Berlin" in re.search(r'<ol class="hits">.*?</ol>', page, re.S).group(0)
+    assert 'id="query-cut"' not in client.get("/search", params={"q": "Berlin"}).text

@@ -807,13 +807,20 @@ class UI(Pages):
     async def search(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
         hits, problem = [], None
+        searched = query[: self.memory.MAX_QUERY_CHARS]  # (the page says what it left out)
         if query:
             try:
-                hits = await self.memory.arecall(query[:2000], limit=HITS)
+                hits = await self.memory.arecall(searched, limit=HITS)
             except (ReverieError, OSError) as exc:
                 problem = str(exc)
         return await self.render(
-            request, "search.html", query=query, hits=hits, problem=problem, active="search"
+            request,
+            "search.html",
+            query=query,
+            searched=searched,
+            hits=hits,
+            problem=problem,
+            active="search",
         )
 
     # -- Status ------------------------------------------------------------------------------------
