@@ -246,8 +246,8 @@ def test_the_back_button_shows_memory_as_it_is_now_and_keeps_what_was_typed(
         ui.find_element(By.LINK_TEXT, "Timeline").click()
         WebDriverWait(ui, WAIT).until(ec.url_matches(r"/timeline$"))
         ui.back()
-        WebDriverWait(ui, WAIT).until(
-            lambda d: "Moved to Porto" in d.find_element(By.ID, "USER.md").text
+        WebDriverWait(ui, WAIT).until(  # (loaded again: the condition takes a stale element)
+            ec.text_to_be_present_in_element((By.ID, "USER.md"), "Moved to Porto")
         )
         row = next(
             e for e in ui.find_elements(By.CSS_SELECTOR, "#USER\\.md .line") if "Porto" in e.text
@@ -554,8 +554,9 @@ def test_the_dream_page_says_when_the_server_stops_answering_and_what_is_after_a
         detail = driver.find_element(By.ID, "dream-detail")
         WebDriverWait(driver, WAIT).until(lambda d: "No answer from the server" in detail.text)
         server.start()  # the same port, a new id
+        # (reloaded while it is read: the condition, not a lambda, takes a stale element as not yet)
         WebDriverWait(driver, WAIT).until(
-            lambda d: d.find_element(By.TAG_NAME, "h1").text == "Not signed in"
+            ec.text_to_be_present_in_element((By.TAG_NAME, "h1"), "Not signed in")
         )
     finally:
         server.close()
