@@ -370,6 +370,40 @@ def test_a_form_posted_after_the_session_ended_keeps_what_was_typed(client, line
     assert again.status_code == 303 and again.headers["location"] == PREFIX + address
 
 
+def test_a_form_of_a_file_past_1_mib_posted_after_the_session_ended_keeps_what_was_typed(
+    client, lines
+) -> None:
+    """A line's form carries its file (base64): past 768 KB, that field was over Starlette's
+    1 MiB, the form was not read, and the page of a session that ended dropped the text (ui9)."""
+    user = lines.workspace.root / "USER.md"
+    user.write_text(user.read_text() + "- Pasted log: " + "q" * 1_000_000 + "\n")
+    address, form = _edit_form(client, lines, "Lisbon")
+    assert len(form["loaded"]) > 1 << 20
+    client.app.gate.sessions.end(client.cookies.get(cookie_name(8766)))
+    r = client.post("/memory/edit", data={**form, "text": "- Lives in Porto"})
+    assert r.status_code == 403 and "session has ended" in r.text
+    assert re.search(r'id="typed-text"[^>]*>\n- Lives in Porto</textarea>', r.text)
+
+
+def test_a_form_posted_to_a_restarted_server_returns_to_its_page_once_signed_in(client) -> None:
+    """A restart gives the server a new id: a form from a page of the server before it carried no
+    session, its text was shown back, but signing in went to the start, not the form (ui9)."""
+    before = "/" + "B" * 22  # the server's id before the restart
+    form_page = before + "/memory/edit?path=USER.md&line=2&text=-+Lives+in+Lisbon"
+    client.base_url = BASE
+    r = client.post(
+        before + "/memory/edit",
+        data={"csrf": "an earlier session's", "text": "- Lives in Porto"},
+        headers={"referer": BASE + form_page},
+    )
+    assert r.status_code == 403 and "- Lives in Porto</textarea>" in r.text
+    back = re.search(r'name="next" value="([^"]+)"', r.text)
+    assert back and unescape(back.group(1)) == form_page
+    again = client.post("/signin", data={"token": TOKEN, "next": unescape(back.group(1))})
+    assert again.status_code == 303
+    assert again.headers["location"] == PREFIX + form_page.removeprefix(before)
+
+
 def test_a_form_of_an_earlier_session_is_refused_with_what_was_typed(client, lines) -> None:
     address, form = _edit_form(client, lines, "Lisbon")
     head = lines.log(limit=1)[0].sha
@@ -718,3 +752,42 @@ def test_a_file_a_text_area_cannot_carry_is_not_saved_from_the_whole_file_form(
     )
     assert r.status_code == 303
     assert latin1.read_bytes() == before.replace(b"Lisbon", b"Porto")
+
+
+def test_a_line_of_megabytes_is_shown_cut_and_named_in_its_links_by_its_id(
+    client, memory, latin1
+) -> None:
+    """A hand edit pastes a 2 MB line: the Memory screen carried it six times (its text, and in
+    its why, edit and remove addresses and its pin form), 12 MB a load, and each address carrying
+    it was refused by the server. Now the page shows its start and how much more, names it by its
+    content id, and each link opens it (ui9)."""
+    huge = "- Pasted log: " + "q" * 2_000_000
+    latin1.write_text(latin1.read_text() + huge + "\n")
+    page = client.get("/memory").text
+    assert len(page) < 100_000
+    row = re.search(r'<li id="USER\.md-L5".*?</li>', page, re.S).group(0)
+    assert f"{len(huge) - views.LINE_SHOWN:,} more characters: the whole line" in row
+    links = dict(re.findall(r'href="[^"]*/memory/(why|edit|remove)\?([^"]+)"', row))
+    assert set(links) == {"why", "edit", "remove"}
+    assert all(len(q) < 200 and f"id={reverie.content_id(huge)}" in q for q in links.values())
+
+    why = client.get("/memory/why?" + unescape(links["why"]))
+    assert why.status_code == 200 and "changed since" not in why.text
+    form_page = client.get("/memory/edit?" + unescape(links["edit"])).text
+    assert f'value="{huge}"' in form_page  # the whole line to edit
+    # another line's edit: its form carries the file as loaded, 2.7 MB (a field over 1 MiB was
+    # refused with an error page, what was typed lost)
+    rows = latin1.read_text().split("\n")
+    address = "/memory/edit?" + urlencode({"path": "USER.md", "line": 2, "text": rows[2]})
+    form = _memory_form(client.get(address).text)
+    r = client.post("/memory/edit", data={**form, "csrf": _csrf(client), "text": "- In Porto"})
+    assert r.status_code == 303, re.sub("q{50,}", "q…", r.text)[-3000:]
+    assert latin1.read_text().split("\n")[2:5] == ["- In Porto", "- Works at Acme", huge]
+    # a link made before the line changed names a line that is no longer there: said
+    latin1.write_text(latin1.read_text().replace("Pasted log", "Pasted logs"))
+    for page in ("why", "edit", "remove"):
+        stale = client.get(f"/memory/{page}?" + unescape(links[page])).text
+        assert "changed since the page was loaded" in stale, page
+        assert "Pasted logs" not in stale and 'name="id"' not in stale
+    inline = client.get("/memory/why?" + unescape(links["why"]) + "&fragment=1").text
+    assert "changed since the page was loaded" in inline and "No commit has" not in inline

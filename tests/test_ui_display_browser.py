@@ -156,6 +156,41 @@ def test_right_to_left_emoji_and_combining_text_read_as_written(ui: webdriver.Ch
     assert EMOJI in texts  # joined emoji, flags and combining marks untouched
 
 
+def test_a_commit_subject_in_hebrew_reads_right_to_left(
+    ui: webdriver.Chrome, workspace: Path
+) -> None:
+    """A commit's subject (another tool's, an agent's) was drawn in the left-to-right cell of the
+    Timeline and the commit page's title: a Hebrew subject's full stop was drawn after its last
+    word, on the right (ui9). Each subject takes its own direction."""
+    subject = "עדכון: גר בתל אביב."  # "update: lives in Tel Aviv."
+    who = ("-c", "user.name=Another tool", "-c", "user.email=tool@example.org")
+    subprocess.run(
+        ["git", "-C", str(workspace), *who, "commit", "-q", "--allow-empty", "-m", subject],
+        check=True,
+    )
+    go(ui, "/timeline")
+    link = next(
+        e for e in ui.find_elements(By.CSS_SELECTOR, "table.timeline td a") if e.text == subject
+    )
+    for where in (link, None):
+        if where is None:
+            link.click()
+            WebDriverWait(ui, WAIT).until(ec.url_contains("/commit/"))
+            where = ui.find_element(By.TAG_NAME, "h1")
+        first, stop = ui.execute_script(
+            """
+            const walk = document.createTreeWalker(arguments[0], NodeFilter.SHOW_TEXT);
+            let node; while ((node = walk.nextNode()) && !node.textContent.includes('ע')) {}
+            const text = node.textContent;
+            const at = i => { const r = document.createRange(); r.setStart(node, i);
+              r.setEnd(node, i + 1); return r.getBoundingClientRect().left; };
+            return [at(text.indexOf('ע')), at(text.indexOf('.'))];
+            """,
+            where,
+        )
+        assert stop < first, where.tag_name
+
+
 def test_a_hostile_conversation_runs_nothing_and_pages_through(ui: webdriver.Chrome) -> None:
     go(ui, f"/session?key={quote(KEY, safe='')}")
     assert ui.title == f"{KEY} · Reverie"  # the key as text: its script did not run
@@ -194,6 +229,66 @@ def test_the_back_button_after_an_edit_repeats_nothing(ui: webdriver.Chrome) -> 
     assert sum("manual: edit a line of USER.md" in s for s in subjects) == 1, subjects
     errors = [e for e in ui.get_log("browser") if e["level"] == "SEVERE"]
     assert not errors, errors
+
+
+def test_the_back_button_shows_memory_as_it_is_now_and_keeps_what_was_typed(
+    ui: webdriver.Chrome, workspace: Path
+) -> None:
+    """Chromium keeps even a no-store page in its back-forward cache: back to the Memory screen
+    after memory changed elsewhere (Dream, a restore in another tab, an agent) showed its lines as
+    they were, as if current (ui9). Such a page is loaded again, unless someone typed into its
+    form."""
+    user = workspace / "USER.md"
+    before = user.read_bytes()
+    try:
+        go(ui, "/memory")
+        user.write_bytes(before + b"- Moved to Porto in May\n")  # written by another
+        ui.find_element(By.LINK_TEXT, "Timeline").click()
+        WebDriverWait(ui, WAIT).until(ec.url_matches(r"/timeline$"))
+        ui.back()
+        WebDriverWait(ui, WAIT).until(  # (loaded again: the condition takes a stale element)
+            ec.text_to_be_present_in_element((By.ID, "USER.md"), "Moved to Porto")
+        )
+        row = next(
+            e for e in ui.find_elements(By.CSS_SELECTOR, "#USER\\.md .line") if "Porto" in e.text
+        )
+        row.find_element(By.LINK_TEXT, "edit").click()
+        field = WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.NAME, "text")))
+        field.clear()
+        field.send_keys("- Moved to Braga in May")
+        ui.find_element(By.LINK_TEXT, "Timeline").click()
+        WebDriverWait(ui, WAIT).until(ec.url_matches(r"/timeline$"))
+        ui.back()
+        field = WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.NAME, "text")))
+        assert field.get_property("value") == "- Moved to Braga in May"
+    finally:
+        user.write_bytes(before)
+
+
+def test_a_pasted_line_of_400_kb_is_shown_cut_and_its_edit_link_opens(
+    ui: webdriver.Chrome, workspace: Path
+) -> None:
+    """Its edit link carried the line: the server refused the address, and the browser showed
+    "This page isn't working" (ui9). The Memory screen shows the line's start and how much more."""
+    user = workspace / "USER.md"
+    before = user.read_bytes()
+    pasted = "- Pasted log: " + "q" * 400_000
+    user.write_bytes(before + pasted.encode() + b"\n")
+    try:
+        go(ui, "/memory")
+        row = next(
+            e
+            for e in ui.find_elements(By.CSS_SELECTOR, "#USER\\.md .line")
+            if "Pasted log" in e.text[:20]
+        )
+        shown = row.find_element(By.CSS_SELECTOR, ".text").text
+        row.find_element(By.LINK_TEXT, "edit").click()
+        WebDriverWait(ui, WAIT).until(ec.presence_of_element_located((By.TAG_NAME, "h1")))
+        assert ui.find_element(By.TAG_NAME, "h1").text.startswith("Edit line")
+        assert ui.find_element(By.NAME, "text").get_property("value") == pasted
+        assert shown.endswith(f"… {len(pasted) - 4_000:,} more characters: the whole line")
+    finally:
+        user.write_bytes(before)
 
 
 # -- a second workspace: hand edits in another encoding, a huge conversation --------------------
@@ -365,28 +460,50 @@ def _serve_on(workspace: Path, home: Path, port: str) -> subprocess.Popen[str]:
     )
 
 
+class _Restartable:
+    """``reverie ui`` on a port of its own (`_serve_on`), stopped and started again on it (a
+    restart: a new id and secret), and a browser signed in to it."""
+
+    def __init__(self, workspace: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self.workspace, self.home = workspace, tmp_path_factory.mktemp("home")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = str(probe.getsockname()[1])
+        self.driver = chromium(tmp_path_factory.mktemp("chromium"))
+        self.proc = _serve_on(workspace, self.home, self.port)
+        self.driver.ui_base = sign_in(self.driver, printed(self.proc, SIGN_IN))  # type: ignore[attr-defined]
+
+    def stop(self) -> None:
+        stop(self.proc)
+
+    def start(self, workspace: Path | None = None) -> str:
+        """The server again, on the same port (of ``workspace``: another one); the sign-in
+        address it prints."""
+        self.proc = _serve_on(workspace or self.workspace, self.home, self.port)
+        return printed(self.proc, SIGN_IN)
+
+    def close(self) -> None:
+        self.driver.quit()
+        stop(self.proc)
+
+
 def test_a_text_sent_to_a_stopped_server_is_offered_back(
     workspace: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """Save pressed while the server is down (stopped, restarting): the browser's error page,
     and back to a form page it may not keep (no-store) lost what was typed. The text is kept in
     the tab until a page of the server answers its post; the same form offers it back (ui7)."""
-    home = tmp_path_factory.mktemp("home")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = str(probe.getsockname()[1])
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    proc = _serve_on(workspace, home, port)
+    server = _Restartable(workspace, tmp_path_factory)
+    driver = server.driver
     try:
-        driver.ui_base = sign_in(driver, printed(proc, SIGN_IN))  # type: ignore[attr-defined]
         go(driver, "/memory/file?path=memory/MEMORY.md")
         typed = driver.find_element(By.NAME, "text").get_property("value") + "- Owns a boat\n"
         _type(driver, "text", typed)
-        stop(proc)
+        server.stop()
         driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
         WebDriverWait(driver, WAIT).until(lambda d: "ERR_CONNECTION_REFUSED" in d.page_source)
-        proc = _serve_on(workspace, home, port)  # the same port, a new secret: signed in afresh
-        driver.ui_base = sign_in(driver, printed(proc, SIGN_IN))  # type: ignore[attr-defined]
+        # the same port, a new secret: signed in afresh
+        driver.ui_base = sign_in(driver, server.start())  # type: ignore[attr-defined]
         go(driver, "/memory/file?path=memory/MEMORY.md")
         note = WebDriverWait(driver, WAIT).until(ec.presence_of_element_located((By.ID, "unsent")))
         note.find_element(By.TAG_NAME, "button").click()
@@ -396,5 +513,50 @@ def test_a_text_sent_to_a_stopped_server_is_offered_back(
         go(driver, "/memory/file?path=memory/MEMORY.md")  # answered: not offered again
         assert not driver.find_elements(By.ID, "unsent")
     finally:
-        driver.quit()
-        stop(proc)
+        server.close()
+
+
+def test_a_text_sent_to_a_stopped_server_is_not_offered_to_another_workspaces_form(
+    workspace: Path, long_workspace: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``reverie ui`` serves on the same port (8766 by default) whatever the workspace: a text
+    kept from a server that stopped was offered back in the same form of the next workspace served
+    there, "sent from this form", to be saved into that workspace's file (ui9)."""
+    server = _Restartable(workspace, tmp_path_factory)
+    driver = server.driver
+    try:
+        go(driver, "/memory/file?path=memory/MEMORY.md")
+        _type(driver, "text", "# Memory\n\n- Owns a boat\n")
+        server.stop()
+        driver.find_element(By.CSS_SELECTOR, "form.stack button[type=submit]").click()
+        WebDriverWait(driver, WAIT).until(lambda d: "ERR_CONNECTION_REFUSED" in d.page_source)
+        driver.ui_base = sign_in(driver, server.start(long_workspace))  # type: ignore[attr-defined]
+        go(driver, "/memory/file?path=memory/MEMORY.md")
+        WebDriverWait(driver, WAIT).until(ec.presence_of_element_located((By.NAME, "text")))
+        assert not driver.find_elements(By.ID, "unsent")
+    finally:
+        server.close()
+
+
+def test_the_dream_page_says_when_the_server_stops_answering_and_what_is_after_a_restart(
+    workspace: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The Dream page follows a run by asking the server for its state. With the server stopped,
+    then restarted (a new id: it knows neither the session nor the run), the page went on saying
+    "Running" with the last progress it had, asking forever (ui9). It says the server does not
+    answer, then, answered by the restarted server, is loaded again and says what is now."""
+    server = _Restartable(workspace, tmp_path_factory)
+    driver = server.driver
+    try:
+        go(driver, "/dream")
+        server.stop()
+        driver.execute_script("followDream(document.getElementById('dream-job'));")  # a run's
+        detail = driver.find_element(By.ID, "dream-detail")
+        WebDriverWait(driver, WAIT).until(lambda d: "No answer from the server" in detail.text)
+        server.start()  # the same port, a new id
+        # (reloaded while it is read: the condition, not a lambda, takes a stale element as not yet)
+        WebDriverWait(driver, WAIT).until(
+            ec.text_to_be_present_in_element((By.TAG_NAME, "h1"), "Not signed in")
+        )
+    finally:
+        server.close()

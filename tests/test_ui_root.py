@@ -472,3 +472,32 @@ def test_a_root_that_does_not_exist_is_served_empty_and_says_why(
     missing.mkdir()
     assert main(["--root", str(missing), "ui", "--no-browser", "--port", "0"]) == 0
     assert "does not exist" not in capsys.readouterr().err
+
+
+def test_a_link_in_a_scopes_place_is_said_and_a_form_to_a_gone_scope_keeps_its_text(
+    root: Path, client: TestClient
+) -> None:
+    """A scope's workspace replaced by a symbolic link (never followed in a root) made its open
+    pages, its pages in a fresh server and picking its user each a 500 "internal error"; a form
+    posted to a scope moved away since its page loaded lost what was typed (ui9)."""
+    alice = _pick(client, "alice").headers["location"].removeprefix(PREFIX)
+    bob = _pick(client, "bob").headers["location"].removeprefix(PREFIX)
+    assert client.get(alice).status_code == 200
+    csrf = _csrf(client, bob)
+    place = ScopeRoot(root).path(ALICE)
+    shutil.move(place, root.parent / "elsewhere")
+    place.symlink_to(root.parent / "elsewhere")
+    with _client(root) as fresh:
+        answers = [client.get(alice), _signed_in(fresh).get(alice), _pick(client, "alice")]
+    for r in answers:
+        assert r.status_code in (404, 409), r.status_code
+        assert _problem(r.text).startswith("this user's memory cannot be opened: ")
+        assert "is a symbolic link" in _problem(r.text)
+
+    shutil.move(ScopeRoot(root).path(BOB), root.parent / "bob-moved")
+    typed = "# User\n\n- Moved to Porto in May\n"
+    form = {"csrf": csrf, "path": "USER.md", "base": "0" * 40, "text": typed}
+    r = client.post(bob.replace("/memory", "/memory/file"), data=form)
+    assert r.status_code == 404 and _problem(r.text).startswith("no scope of this root")
+    box = re.search(r'id="typed-text"[^>]*>\n(.*?)</textarea>', r.text, re.S)
+    assert box and unescape(box.group(1)) == typed

@@ -10,6 +10,7 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+from support.gitcli import git
 from support.ui_app import signed_in
 
 from reverie.text.safety import hidden, visible
@@ -148,3 +149,68 @@ def test_diff_rows_read_a_removed_line_that_looks_like_a_header() -> None:
         ("del", "-- a rule"),
     ]
     assert rows[3].old == 2 and rows[2].new == 1
+
+
+def test_a_commit_with_no_message_is_named_where_its_message_would_be(client, memory) -> None:
+    """Another tool's commit with an empty message (``git commit --allow-empty-message``) was a
+    Timeline row whose change was an empty link, a commit page titled by its id alone and a
+    confirmation undoing “” (ui9)."""
+    root = memory.workspace.root
+    (root / "USER.md").write_text(memory.read("USER.md") + "- Likes tea\n")
+    who = ("-c", "user.name=Another tool", "-c", "user.email=tool@example.org")
+    git(root, *who, "commit", "-q", "--allow-empty-message", "-m", "", "USER.md")
+    sha = git(root, "rev-parse", "HEAD").strip()
+    timeline = client.get("/timeline").text
+    links = re.findall(rf'<a href="[^"]*/commit/{sha}">(.*?)</a>', timeline, re.S)
+    assert len(links) == 2 and all(re.sub("<[^>]+>", "", text).strip() for text in links), links
+    title = re.search(r"<h1>(.*?)</h1>", client.get(f"/commit/{sha}").text, re.S).group(1)
+    assert f"commit {sha[:8]}, which has no message" in title
+    confirm = re.sub("<[^>]+>", "", client.get(f"/commit/{sha}/confirm?action=revert").text)
+    assert "“”" not in confirm and "which has no message is taken back" in confirm
+
+
+def test_a_diff_shows_a_line_of_megabytes_cut(client, memory) -> None:
+    """A commit holding a 2 MB line (a hand edit committed by another tool) made every diff
+    showing it, even as context beside the line that changed, a page the browser took 20 s to
+    lay out (ui9). Its rows are cut as a memory line is, the changed words still marked."""
+    root = memory.workspace.root
+    huge = "- Pasted log: " + "q" * 2_000_000
+    (root / "USER.md").write_text(memory.read("USER.md") + huge + "\n- Likes tea\n")
+    who = ("-c", "user.name=Another tool", "-c", "user.email=tool@example.org")
+    git(root, *who, "commit", "-q", "-m", "paste", "USER.md")
+    (root / "USER.md").write_text(memory.read("USER.md").replace(huge, huge + " and more"))
+    git(root, *who, "commit", "-q", "-m", "more", "USER.md")
+    page = client.get(f"/commit/{git(root, 'rev-parse', 'HEAD').strip()}").text
+    assert len(page) < 100_000
+    assert page.count(f"… {len(huge) - 4_000:,} more characters not shown here") == 1
+    assert page.count(f"… {len(huge) + 9 - 4_000:,} more characters not shown here") == 1
+    (root / "USER.md").write_text(memory.read("USER.md").replace("- Likes tea", "- Likes mint tea"))
+    git(root, *who, "commit", "-q", "-m", "tea", "USER.md")  # beside it: shown as context
+    page = client.get(f"/commit/{git(root, 'rev-parse', 'HEAD').strip()}").text
+    assert len(page) < 100_000 and re.search(r"<mark>\s?mint\s?</mark>", page)
+    assert page.count("more characters not shown here") == 1
+
+
+def test_a_range_of_history_past_a_page_goes_on_a_page_at_a_time(client, memory) -> None:
+    """The history page shows 500 entries: asked for more (a long batch's "all entries"), it
+    showed the first 500 and no way to the rest (ui9)."""
+    for i in range(1_200):
+        memory.runtime.store.append_history(f"- [durable] fact number {i}", "cli:bob")
+    page, seen = "/history?first=1&last=1206", []
+    while page:
+        html = client.get(page).text
+        seen += [int(n) for n in re.findall(r'<li id="c(\d+)"', html)]
+        later = re.search(r'rel="next" href="[^"]*(/history\?[^"]+)"', html)
+        page = unescape(later.group(1)) if later else ""
+    assert seen == list(range(1, 1_207))
+
+
+def test_a_query_past_what_is_searched_says_what_was_left_out(client) -> None:
+    """Search passes Recall a query's first 2,000 characters (``Memory.MAX_QUERY_CHARS``): the
+    page showed the whole query, as if searched, and its hits (ui9)."""
+    query = "Berlin " + "x" * 3_000
+    page = client.get("/search", params={"q": query}).text
+    note = re.search(r'<p class="flash error" id="query-cut">(.*?)</p>', page)
+    assert note and "first 2,000 characters were searched (1,007 more left out)" in note.group(1)
+    assert "Berlin" in re.search(r'<ol class="hits">.*?</ol>', page, re.S).group(0)
+    assert 'id="query-cut"' not in client.get("/search", params={"q": "Berlin"}).text

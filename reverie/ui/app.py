@@ -74,6 +74,8 @@ HERE = Path(__file__).resolve().parent
 PAGE_SIZE = 50
 #: Search hits shown.
 HITS = 20
+#: History entries on one page of the history screen.
+HISTORY_PAGE = 500
 #: A batch's entries shown on a commit page (a longer batch links to the history page).
 BATCH_SHOWN = 50
 
@@ -186,7 +188,8 @@ class UI(Pages):
         )
 
     async def why(self, request: Request) -> Response:
-        rel, index, line = _file_line(request)
+        rel, index, clicked = await self._clicked(request)
+        line = clicked or ""  # (None: a long line changed since the page, said so)
         found = (
             [
                 p
@@ -202,16 +205,25 @@ class UI(Pages):
             shown = await self._entries(*p.cursor_range) if p.cursor_range else []
             entries.append((p, shown[:BATCH_SHOWN]))
         name = "why_fragment.html" if request.query_params.get("fragment") else "why.html"
-        return await self.render(request, name, path=rel, line=line, found=entries, active="memory")
+        return await self.render(
+            request,
+            name,
+            path=rel,
+            line=line,
+            changed=clicked is None,
+            found=entries,
+            active="memory",
+        )
 
     async def edit_form(self, request: Request) -> Response:
         """A line's edit form, carrying the file as it loaded it (its content id and text): the
         edit is made from that state, and merged over whatever changed since (``Memory.write``'s
         ``base``)."""
-        rel, index, line = _file_line(request)
+        rel, index, line = await self._clicked(request)
         text = await self.attempt(request, self._exact(rel), None)
         rows = text.split("\n") if text is not None else []
         moved = text is not None and (not 0 <= index < len(rows) or rows[index] != line)
+        line = line or ""  # (a long line changed since the page: said, not shown)
         return await self.render(
             request,
             "edit.html",
@@ -252,7 +264,7 @@ class UI(Pages):
             raise ReverieError("the edit form arrived damaged: nothing was done (reload the page)")
         rows = loaded.split("\n")
         i = _int(form.get("line"), -1)
-        if not 0 <= i < len(rows) or rows[i] != form.get("original"):
+        if not 0 <= i < len(rows) or not _names(form, rows[i]):
             raise ReverieError("the edit form arrived damaged: nothing was done (reload the page)")
         return rel, rows, i, base
 
@@ -347,10 +359,21 @@ class UI(Pages):
         return await self.act(request, "/memory", run)
 
     async def remove_form(self, request: Request) -> Response:
-        rel, index, line = _file_line(request)
+        rel, index, line = await self._clicked(request)
         return await self.render(
             request, "remove.html", path=rel, line=line, index=index, active="memory"
         )
+
+    async def _clicked(self, request: Request) -> tuple[str, int, str | None]:
+        """The ``path`` and ``line`` (0-based) a line's link names, and that line's text as the
+        page showed it: the link's ``text``, or for a long line (``views.line_ref``), the line read
+        from the file if its content id is still the link's ``id`` (None: it changed since)."""
+        rel, index, text, ident = _file_line(request)
+        if text is not None:
+            return rel, index, text
+        rows = (await self.attempt(request, self._exact(rel), "")).split("\n")
+        found = rows[index] if index < len(rows) else None
+        return rel, index, found if found is not None and content_id(found) == ident else None
 
     async def remove(self, request: Request) -> Response:
         async def run(form: dict[str, str]) -> str:
@@ -372,11 +395,12 @@ class UI(Pages):
         rel = _memory_file(form.get("path", ""))
         rows = (await self._exact(rel)).split("\n")
         i = _int(form.get("line"), -1)
-        original = form.get("original")
         if 0 <= i < len(rows) and undecodable(rows[i]) is not None:
             raise ReverieError(f"Nothing was done: {_not_utf8(rel, rows[i])}")
-        if not 0 <= i < len(rows) or rows[i] != original:
-            places = [k for k, row in enumerate(rows) if follow and row == original and row.strip()]
+        if not 0 <= i < len(rows) or not _names(form, rows[i]):
+            places = [
+                k for k, row in enumerate(rows) if follow and _names(form, row) and row.strip()
+            ]
             if len(places) != 1:
                 raise ReverieError(
                     f"{rel} changed since the page was loaded: nothing was done (look again and "
@@ -532,11 +556,19 @@ class UI(Pages):
 
     async def history(self, request: Request) -> Response:
         first = _int(request.query_params.get("first"), 1)
-        last = _int(request.query_params.get("last"), first)
-        last = min(last, first + 499)
+        asked = _int(request.query_params.get("last"), first)
+        last = min(asked, first + HISTORY_PAGE - 1)
         entries = await self.attempt(request, self._entries(first, last), [])
+        # a range past one page (a long batch's "all entries") goes on a page at a time
+        later = urlencode({"first": last + 1, "last": asked}) if asked > last else None
         return await self.render(
-            request, "history.html", entries=entries, first=first, last=last, active="search"
+            request,
+            "history.html",
+            entries=entries,
+            first=first,
+            last=last,
+            later=later,
+            active="search",
         )
 
     async def _entries(self, first: int, last: int) -> list[HistoryEntry]:
@@ -775,13 +807,20 @@ class UI(Pages):
     async def search(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
         hits, problem = [], None
+        searched = query[: self.memory.MAX_QUERY_CHARS]  # (the page says what it left out)
         if query:
             try:
-                hits = await self.memory.arecall(query[:2000], limit=HITS)
+                hits = await self.memory.arecall(searched, limit=HITS)
             except (ReverieError, OSError) as exc:
                 problem = str(exc)
         return await self.render(
-            request, "search.html", query=query, hits=hits, problem=problem, active="search"
+            request,
+            "search.html",
+            query=query,
+            searched=searched,
+            hits=hits,
+            problem=problem,
+            active="search",
         )
 
     # -- Status ------------------------------------------------------------------------------------
@@ -934,15 +973,24 @@ def _memory_file(rel: str) -> str:
     return rel
 
 
-def _file_line(request: Request) -> tuple[str, int, str]:
+def _file_line(request: Request) -> tuple[str, int, str | None, str | None]:
     """The ``path`` and ``line`` (0-based) a GET names, and that line's text as the page showed
-    it."""
-    rel = _memory_file(request.query_params.get("path", ""))
-    index = _int(request.query_params.get("line"), -1)
-    text = request.query_params.get("text")
-    if text is None or index < 0:
+    it or, for a long line, its content id (``views.line_ref``)."""
+    params = request.query_params
+    rel = _memory_file(params.get("path", ""))
+    index = _int(params.get("line"), -1)
+    text, ident = params.get("text"), params.get("id")
+    if (text is None and ident is None) or index < 0:
         raise HTTPException(400, "which line? (the link carries its number and its text)")
-    return rel, index, text
+    return rel, index, text, ident
+
+
+def _names(form: dict[str, str], row: str) -> bool:
+    """Whether ``row`` is the line a posted form names (``views.line_ref``): by its text
+    (``original``), or for a long line by its content id (``id``)."""
+    if "original" in form:
+        return row == form["original"]
+    return "id" in form and content_id(row) == form["id"]
 
 
 def _time(value: object) -> Any:

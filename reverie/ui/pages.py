@@ -22,6 +22,7 @@ from ..storage.workspace import MEMORY_FILES
 from . import views
 from .security import (
     CSRF_FIELD,
+    MAX_FIELD_BYTES,
     SessionRef,
     UISession,
     came_from,
@@ -46,9 +47,15 @@ def templates() -> Environment:
         lstrip_blocks=True,
     )
     env.finalize = views.shown  # every value printed: escaped, its hidden characters visible
-    env.filters.update(plain=views.plain, token=views.token)
+    env.filters.update(
+        plain=views.plain, token=views.token, cut=views.cut_line, line_field=views.line_field
+    )
     env.globals.update(
-        ago=views.ago, when=views.when, line_item=views.line_item, MEMORY_FILES=MEMORY_FILES
+        ago=views.ago,
+        when=views.when,
+        line_item=views.line_item,
+        diff_code=views.diff_code,
+        MEMORY_FILES=MEMORY_FILES,
     )
     return env
 
@@ -115,7 +122,7 @@ class Pages:
 
     async def form(self, request: Request) -> dict[str, str]:
         """The posted form, after the CSRF check (403 without the session's token)."""
-        data = await request.form()
+        data = await request.form(max_part_size=MAX_FIELD_BYTES)
         if not check_csrf(session_of(request), data.get(CSRF_FIELD)):
             # a form from an earlier session (signed out and in since, in another tab): what was
             # typed is shown back, and the page it came from is one link away

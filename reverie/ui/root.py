@@ -33,13 +33,13 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 
-from ..errors import InvalidScopeError
+from ..errors import InvalidScopeError, UnsafePathError
 from ..memory import open as open_memory
 from ..serving.scopecache import ScopeCache
 from ..storage.scopes import Scope, ScopeRoot, read_scope
 from .app import UI, scope_app
 from .pages import Pages, static_files
-from .security import Gate, Guard, SignIn
+from .security import Gate, Guard, SignIn, posted_form, typed_back
 
 if TYPE_CHECKING:
     from starlette.types import Receive, Send
@@ -57,6 +57,7 @@ PICKER = "/"
 #: (``Scope.name``).
 NAME = re.compile(r"[0-9a-f]{32}(?:\.[0-9a-f]{32})?")
 _UNKNOWN = "no scope of this root has that name: open it from the list of users"
+_UNOPENED = "this user's memory cannot be opened"
 
 
 @dataclass(eq=False)
@@ -94,7 +95,15 @@ class ScopeApps:
         return list(self._open)
 
     async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
-        entry = await self._enter(scope["path_params"]["name"])
+        try:
+            entry = await self._enter(scope["path_params"]["name"])
+        except HTTPException:
+            # a form posted to a scope gone since its page loaded (forgotten, moved): nothing is
+            # done, and the error page shows back what was typed in it
+            if scope["method"] == "POST":
+                form = await posted_form(Request(scope, receive))
+                scope.setdefault("state", {})["ui_typed"] = typed_back(form)
+            raise
         try:
             await entry.app(scope, receive, send)
         finally:
@@ -126,17 +135,29 @@ class ScopeApps:
         if not NAME.fullmatch(name):
             raise HTTPException(404, _UNKNOWN)
         entry = self._open.get(name)
-        if entry is not None and not self.root.exists(entry.scope):
-            self._drop(name)  # forgotten (``forget-user``) since it was opened
+        if entry is not None and not self._written(entry.scope):
+            self._drop(name)  # forgotten (``forget-user``) or moved since it was opened
             raise HTTPException(404, _UNKNOWN)
         if entry is None:
-            scope = await asyncio.to_thread(self.resolve, name)
+            try:
+                scope = await asyncio.to_thread(self.resolve, name)
+            except UnsafePathError as exc:  # a link in its place: never followed
+                raise HTTPException(404, f"{_UNOPENED}: {exc}") from None
             if scope is None:
                 raise HTTPException(404, _UNKNOWN)
             entry = self._get(scope)  # (another request may have opened it meanwhile)
         entry.busy += 1  # before trimming: the scope being entered is never the one closed
         self._open.trim()
         return entry
+
+    def _written(self, scope: Scope) -> bool:
+        """Whether ``scope`` is still written under the root (``ScopeRoot.exists``); a link put
+        in its place since is said as such (and the scope closed), not an internal error."""
+        try:
+            return self.root.exists(scope)
+        except UnsafePathError as exc:
+            self._drop(scope.name)
+            raise HTTPException(404, f"{_UNOPENED}: {exc}") from None
 
     def _leave(self, entry: _Open) -> None:
         entry.busy -= 1
@@ -211,7 +232,14 @@ class Picker(Pages):
             return await self.page(
                 request, user=user, agent=agent, problem=str(exc), status_code=400
             )
-        if not await asyncio.to_thread(self.root.exists, scope):
+        try:
+            written = await asyncio.to_thread(self.root.exists, scope)
+        except UnsafePathError as exc:  # a link in its place: never followed
+            problem = f"{_UNOPENED}: {exc}"
+            return await self.page(
+                request, user=user, agent=agent, problem=problem, status_code=409
+            )
+        if not written:
             problem = (
                 f"No memory for this user yet: {scope} was never written (nothing was created)."
             )

@@ -65,6 +65,7 @@ __all__ = [
     "new_server_id",
     "check_csrf",
     "CSRF_FIELD",
+    "MAX_FIELD_BYTES",
     "HEADERS",
     "SESSION_IDLE",
     "SESSION_MAX",
@@ -72,6 +73,7 @@ __all__ = [
     "STORAGE_KEY",
     "signed_out_page",
     "typed_back",
+    "posted_form",
     "came_from",
     "TYPED_FIELDS",
 ]
@@ -87,6 +89,10 @@ SESSION_MAX = 7 * 24 * 3600
 MAX_SESSIONS = 256
 #: Where a token is posted (outside the prefix: the sign-in form and the local sign-in file).
 SIGNIN_PATH = "/signin"
+#: The largest field a posted form may hold. Starlette's default, 1 MiB, refused every edit of a
+#: memory file past 768 KB (a line's form carries the file as it loaded it, in base64) with an
+#: error page, dropping what was typed.
+MAX_FIELD_BYTES = 64 << 20
 #: The key under which a page stores this server's prefix in the browser's ``localStorage`` (kept
 #: per origin, so per port): a link to ``/timeline`` from elsewhere finds its way to
 #: ``/<id>/timeline`` (``static/ui.js``).
@@ -268,12 +274,15 @@ def typed_back(form: Mapping[str, object]) -> Markup:
     return head + Markup("").join(boxes) + Markup("</section>")
 
 
-def came_from(request: Request, prefix: str) -> str | None:
+def came_from(request: Request, prefix: str, *, restarted: bool = False) -> str | None:
     """The page of this server a form was posted from (its ``Referer``, which the referrer policy
-    sends to this origin only), as a path and query under ``prefix``; None when it is not one."""
+    sends to this origin only), as a path and query under ``prefix``; None when it is not one.
+    ``restarted``: also a page under another server id (this server's before a restart), whose
+    address ``Gate.target`` moves under ``prefix``."""
     referer = urlsplit(request.headers.get("referer", ""))
     host = request.headers.get("host", "")
-    if referer.netloc != host or not referer.path.startswith(prefix + "/"):
+    ours = referer.path.startswith(prefix + "/")
+    if referer.netloc != host or not (ours or restarted and _SERVER_ID.match(referer.path)):
         return None
     return referer.path + (f"?{referer.query}" if referer.query else "")
 
@@ -474,8 +483,8 @@ class Guard:
                 403,
                 "Not signed in",
                 "This browser's session has ended, so the form was not acted on. " + _NOT_SIGNED_IN,
-                next_path=came_from(request, gate.prefix) or "/",
-                typed=typed_back(await _form_of(request)),
+                next_path=came_from(request, gate.prefix, restarted=True) or "/",
+                typed=typed_back(await posted_form(request)),
             )
         if request.method not in ("GET", "HEAD"):
             origin = request.headers.get("origin")
@@ -507,10 +516,11 @@ class Guard:
         return self.gate.open_session(request, self.gate.target(next_path))
 
 
-async def _form_of(request: Request) -> Mapping[str, object]:
-    """A posted form's fields; none when the body is not a form (or cannot be parsed)."""
+async def posted_form(request: Request) -> Mapping[str, object]:
+    """A posted form's fields (each up to ``MAX_FIELD_BYTES``) read for showing back what was typed
+    in it; none when the body is not a form (or cannot be parsed)."""
     try:
-        return await request.form()
+        return await request.form(max_part_size=MAX_FIELD_BYTES)
     except Exception:  # noqa: BLE001 (a malformed body: there is just nothing to show back)
         return {}
 

@@ -26,6 +26,7 @@ from markupsafe import Markup, escape
 
 from ..gitstore.diffing import text_diff as _bytes_diff
 from ..gitstore.trailers import BATCH, KIND, parse_batch
+from ..storage.workspace import content_id
 from ..text.dates import parse_timestamp
 from ..text.diff import diff_line_kinds
 from ..text.memline import is_pinned
@@ -43,8 +44,14 @@ __all__ = [
     "FileLine",
     "file_lines",
     "line_item",
+    "line_ref",
+    "line_field",
+    "cut_line",
+    "LINE_SHOWN",
+    "LINKED_CHARS",
     "DiffRow",
     "diff_rows",
+    "diff_code",
     "Side",
     "sides",
     "text_diff",
@@ -156,8 +163,7 @@ def _read_lines(text: str, path: str, committed: str | None) -> list[FileLine]:
             if i < len(rows) - 1:  # (not the file's final newline)
                 out.append(FileLine(i, raw, "blank", 0, False, i in fresh))
             continue
-        # (a byte that is not UTF-8 travels percent-encoded as itself)
-        query = urlencode({"path": path, "line": i, "text": exact_bytes(raw)}) if path else ""
+        query = urlencode({"path": path, "line": i, **line_ref(raw)}) if path else ""
         kind, level = "text", 0
         if stripped.startswith("#"):
             marks = len(stripped) - len(stripped.lstrip("#"))
@@ -198,6 +204,43 @@ def _as_stored(row: str) -> str:
     return exact_bytes(row).decode("utf-8", errors="replace")
 
 
+#: Characters of a memory line a page shows before cutting it (the file's page shows it whole): a
+#: line of megabytes (a paste, a hand edit) made the Memory screen as many megabytes long, and the
+#: browser took minutes to lay it out.
+LINE_SHOWN = 4_000
+#: A line longer than this is named in its links and forms by its content id, not its text: the
+#: server refused an address carrying a 400 KB line, so its edit, why and remove links failed.
+LINKED_CHARS = 1_000
+
+
+def line_ref(raw: str) -> dict[str, str | bytes]:
+    """How a line's links and forms name it, with its number: its ``text`` (a byte that is not
+    UTF-8 travels percent-encoded as itself), or past ``LINKED_CHARS``, its content ``id`` (the
+    handler reads the text from the file)."""
+    if len(raw) > LINKED_CHARS:
+        return {"id": content_id(raw)}
+    return {"text": exact_bytes(raw)}
+
+
+def cut_line(raw: str, whole: str | None = None) -> Markup:
+    """A memory line as a page shows it (``shown``), cut after ``LINE_SHOWN`` characters with how
+    many more it holds; ``whole``: the address that shows it whole."""
+    if len(raw) <= LINE_SHOWN:
+        return _shown(raw)
+    return _shown(raw[:LINE_SHOWN]) + _cut_note(len(raw), whole)
+
+
+def _cut_note(length: int, whole: str | None = None) -> Markup:
+    """What follows a line of ``length`` characters cut after ``LINE_SHOWN``."""
+    more = f"{length - LINE_SHOWN:,} more characters"
+    tail = (
+        Markup(' <a href="{}">{}: the whole line</a>').format(whole, more)
+        if whole
+        else Markup(" {} not shown here").format(more)
+    )
+    return Markup('<span class="cut">…{}</span>').format(tail)
+
+
 _UNCOMMITTED = (
     "on disk, not in the last commit: an edit made outside Reverie (the next change commits it as "
     "manual)"
@@ -216,7 +259,9 @@ def line_item(line: FileLine, anchor: str, rel: str, base: str, csrf: str) -> Ma
     if line.kind == "blank":
         return head + Markup("</li>")
     heading = f" h h{line.level}" if line.kind == "heading" else ""
-    parts = [head, Markup('<span class="text{}">{}</span>').format(heading, shown(line.raw))]
+    whole = f"{base}/file?{urlencode({'path': rel})}#L{line.number}"
+    text = cut_line(line.raw, whole)
+    parts = [head, Markup('<span class="text{}">{}</span>').format(heading, text)]
     if line.pinned:
         parts.append(Markup('<span class="badge">pinned</span>'))
     if line.uncommitted:
@@ -240,8 +285,8 @@ def line_item(line: FileLine, anchor: str, rel: str, base: str, csrf: str) -> Ma
                 '<a href="{base}/memory/edit?{q}">edit</a><form method="post" '
                 'action="{base}/memory/pin" class="inline"><input type="hidden" name="{field}" '
                 'value="{csrf}"><input type="hidden" name="path" value="{rel}"><input '
-                'type="hidden" name="line" value="{index}"><input type="hidden" name="original" '
-                'value="{raw}">{unpin}<button type="submit" class="link">{verb}</button></form>'
+                'type="hidden" name="line" value="{index}">{named}{unpin}<button type="submit" '
+                'class="link">{verb}</button></form>'
                 '<a href="{base}/memory/remove?{q}">remove</a>'
             ).format(
                 base=base,
@@ -250,13 +295,21 @@ def line_item(line: FileLine, anchor: str, rel: str, base: str, csrf: str) -> Ma
                 csrf=csrf,
                 rel=rel,
                 index=line.index,
-                raw=line.raw,
+                named=line_field(line.raw),
                 unpin=unpin,
                 verb="unpin" if line.pinned else "pin",
             )
         )
     parts.append(Markup("</span></li>"))
     return Markup("").join(parts)
+
+
+def line_field(raw: str) -> Markup:
+    """The hidden field of a form naming a line (as ``line_ref``): ``original``, its text, or its
+    ``id``."""
+    if len(raw) > LINKED_CHARS:
+        return Markup('<input type="hidden" name="id" value="{}">').format(content_id(raw))
+    return Markup('<input type="hidden" name="original" value="{}">').format(plain(raw))
 
 
 @dataclass(frozen=True)
@@ -275,6 +328,22 @@ class DiffRow:
     @property
     def sign(self) -> str:
         return {"add": "+", "del": "-"}.get(self.kind, " ")
+
+
+def diff_code(row: DiffRow) -> Markup:
+    """A diff row's text as a page shows it: the words that changed marked, and cut after
+    ``LINE_SHOWN`` characters as a memory line is (``cut_line``: a line of megabytes in a commit
+    made its page take the browser 20 s to lay out)."""
+    out, room = [], LINE_SHOWN
+    for text, changed in row.parts or ((row.text, False),):
+        if room <= 0:
+            break
+        piece = _shown(text[:room])
+        room -= min(len(text), room)
+        out.append(Markup("<mark>{}</mark>").format(piece) if changed else piece)
+    if len(row.text) > LINE_SHOWN:
+        out.append(_cut_note(len(row.text)))
+    return Markup("").join(out)
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")

@@ -1,10 +1,11 @@
 // Reverie UI: small enhancements over plain server-rendered pages (everything works without this file).
 // - "why" loads a line's provenance inline when its <details> opens (the page link is the fallback);
 // - buttons with data-confirm ask before posting;
-// - a page the back button brings back from the browser's cache after a form was posted is
-//   loaded again (it would show a state that has moved on);
+// - a page the back button brings back from the browser's cache is loaded again (it would show
+//   memory as it was, not as it is), unless its form holds what someone typed;
 // - a text sent while the server could not answer is kept in the tab, and its form offers it back;
-// - the Dream page follows the run's progress until it finishes, then reloads to show the result;
+// - the Dream page follows the run's progress until it finishes, then reloads to show the result
+//   (it says so when the server stops answering, and reloads when it answers something else);
 // - a signed-in page remembers its server's prefix (localStorage is per origin, so per port): a link
 //   to this server from elsewhere (/timeline) then finds its way to /<prefix>/timeline; signing out
 //   forgets it.
@@ -42,20 +43,26 @@ document.addEventListener("submit", function (event) {
   }
 });
 
-// Back to a page after posting a form from it (or from a later page): a browser may show the page
-// as it was from its back-forward cache, with forms made from a state that has moved on. Such a
-// page is loaded again, so it shows the memory as it is now (a form sent again would be checked
-// against its state anyway: merged, refused or the conflict page, never a blind write).
+// Back (or forward) to a page the browser keeps in its back-forward cache: it shows memory as it was
+// when it loaded, and anything may have changed since (another tab, Dream, an agent, a restore), so
+// it is loaded again and shows memory as it is now. A form someone typed into is kept as typed
+// (its save is checked against the state it was made from: merged, refused or the conflict page),
+// unless a form was posted from this tab since it loaded (the page it led to moved on from it).
 var loadedAt = Date.now();
 document.addEventListener("submit", function (event) {
   if (event.defaultPrevented || (event.target.method || "").toLowerCase() !== "post") return;
   try { window.sessionStorage.setItem("reverie-posted", String(Date.now())); } catch (e) { /* none */ }
 });
+function typedInto() {
+  return Array.prototype.some.call(document.querySelectorAll("form input, form textarea"), function (f) {
+    return f.type !== "hidden" && f.value !== f.defaultValue;
+  });
+}
 window.addEventListener("pageshow", function (event) {
   if (!event.persisted) return;
   var posted = 0;
-  try { posted = Number(window.sessionStorage.getItem("reverie-posted") || 0); } catch (e) { return; }
-  if (posted > loadedAt) window.location.reload();
+  try { posted = Number(window.sessionStorage.getItem("reverie-posted") || 0); } catch (e) { /* none */ }
+  if (posted > loadedAt || !typedInto()) window.location.reload();
 });
 
 // A text sent while the server could not answer (stopped, restarting): the browser shows its own
@@ -75,14 +82,16 @@ window.addEventListener("pageshow", function (event) {
     var form = event.target, field = form.elements && form.elements.namedItem("text");
     if (event.defaultPrevented || (form.method || "").toLowerCase() !== "post") return;
     if (!field || !field.value || !field.value.trim()) return;
-    try { store.setItem(key, JSON.stringify({page: here(), text: field.value})); } catch (e) { /* none */ }
+    var sent = {page: here(), workspace: body.dataset.workspace || "", text: field.value};
+    try { store.setItem(key, JSON.stringify(sent)); } catch (e) { /* none */ }
   });
   var unsent = null;
   try { unsent = JSON.parse(store.getItem(key) || "null"); } catch (e) { unsent = null; }
   if (!unsent || typeof unsent.text !== "string") return;
   if (document.querySelector("[data-flash], #typed-back, #resolved")) { store.removeItem(key); return; }
   var field = document.querySelector("form.stack [name=text]");
-  if (!field || unsent.page !== here()) return;
+  // (the same form of the same workspace: another server on this port, another workspace's form)
+  if (!field || unsent.page !== here() || unsent.workspace !== (body.dataset.workspace || "")) return;
   var note = document.createElement("div");
   note.id = "unsent";
   note.className = "flash error";
@@ -106,16 +115,30 @@ window.addEventListener("pageshow", function (event) {
 function followDream(box) {
   var phase = document.getElementById("dream-phase");
   var detail = document.getElementById("dream-detail");
+  var lost = null;
   function poll() {
     fetch(box.dataset.poll, {credentials: "same-origin"})
-      .then(function (r) { return r.json(); })
+      .then(function (r) {
+        // not the run's state (the session ended, or the server restarted under a new id and
+        // knows neither this session nor the run): the page is loaded again and says what is now
+        if (!r.ok) { window.location.reload(); return null; }
+        return r.json();
+      })
       .then(function (state) {
+        if (state === null) return;
+        lost = null;
         if (!state.running) { window.location.reload(); return; }
         if (phase) phase.textContent = state.phase;
         if (detail) detail.textContent = state.detail;
         window.setTimeout(poll, 300);
       })
-      .catch(function () { window.setTimeout(poll, 1000); });
+      .catch(function () {
+        // no answer (the server stopped or restarts): the progress shown is no longer known
+        if (lost === null) lost = new Date();
+        if (detail) detail.textContent = "No answer from the server since " + lost.toLocaleTimeString() +
+          ": how the run goes is not known (asking again every second).";
+        window.setTimeout(poll, 1000);
+      });
   }
   poll();
 }
