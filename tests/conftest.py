@@ -50,22 +50,42 @@ HEAVIEST = (
 )  # fmt: skip
 
 
-#: The test files that import litellm in the test process (a remote model called through its
-#: adapter, a provider's error type, its tokenizer, its cost table): about 12 s of CPU, paid once
-#: per process. Under pytest-xdist they are one unit of work (``pytest_xdist_make_scheduler``), so
-#: one worker imports it, not both; the unit, the heaviest there is, runs first (``_file_order``).
-#: Found by wrapping ``reverie.llm._litellm.get_litellm`` over the test files (2026-11-29): a file
-#: missing here costs that import again, nothing else.
-LITELLM_FILES = frozenset({
-    "test_chat", "test_commands_dream", "test_consolidator", "test_consolidator_estimate",
-    "test_consolidator_seed", "test_dream_run", "test_fault_injection", "test_llm_client_http",
-    "test_llm_errors", "test_llm_litellm_loops", "test_llm_output", "test_llm_scripted",
-    "test_llm_tokens", "test_model_replies", "test_model_replies_end_to_end",
-    "test_processes_one_workspace", "test_recall_memfiles", "test_recall_rank",
-    "test_security_untrusted",
-})  # fmt: skip
+#: The test files whose tests import litellm or an agent SDK in the test process (a remote model
+#: called through litellm, a provider's error type, its tokenizer or cost table; openai-agents,
+#: anthropic, Google ADK, Pydantic AI): 2.5-8.5 s of CPU each, paid once per process. Under
+#: pytest-xdist they are one unit of work (``pytest_xdist_make_scheduler``), so one worker imports
+#: each, not both; the unit, the heaviest there is, runs first (``_file_order``). Found by recording
+#: what each file's tests add to ``sys.modules`` (2026-11-29): a file missing here costs that import
+#: again, nothing else.
+HEAVY_IMPORTS = {
+    "litellm": (
+        "test_chat", "test_commands_dream", "test_consolidator", "test_consolidator_estimate",
+        "test_consolidator_seed", "test_dream_run", "test_fault_injection", "test_llm_client_http",
+        "test_llm_errors", "test_llm_litellm_loops", "test_llm_output", "test_llm_scripted",
+        "test_llm_tokens", "test_model_replies", "test_model_replies_end_to_end",
+        "test_processes_one_workspace", "test_recall_memfiles", "test_recall_rank",
+        "test_security_untrusted",
+    ),
+    "agents": (
+        "test_frameworks_contracts", "test_integration_openai_agents",
+        "test_integrations_tool_arguments", "test_stored_text",
+    ),
+    "anthropic": (
+        "test_integration_anthropic", "test_integration_anthropic_bad_input",
+        "test_integration_anthropic_contract", "test_memory_base",
+    ),
+    "google.adk": (
+        "test_integration_google_adk", "test_integration_google_adk_contract",
+        "test_integration_google_adk_delete", "test_integration_google_adk_delete_concurrent",
+    ),
+    "pydantic_ai": (
+        "test_integration_pydantic_ai", "test_integration_pydantic_ai_contract",
+        "test_integrations_tool_arguments",
+    ),
+}  # fmt: skip
+IMPORTING_FILES = frozenset(name for names in HEAVY_IMPORTS.values() for name in names)
 #: The unit's name in xdist's schedule (not a file: no file's scope is spelled so).
-_LITELLM_UNIT = "litellm-in-process"
+_IMPORTING_UNIT = "heavy-imports"
 
 
 def _name(path: str) -> str:
@@ -81,7 +101,7 @@ def _file_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
     file when it is nearly done, so heaviest first keeps the two workers ending together: xdist's
     own order (most tests first) left the files of one slow test, a peer environment's among
     them, for the end, one worker running them while the other had nothing left. The files of
-    ``LITELLM_FILES`` run together, first."""
+    ``IMPORTING_FILES`` run together, first."""
     from support import peers  # here: pytest_plugins has loaded it (its asserts rewritten)
 
     rank = {name: i for i, name in enumerate(HEAVIEST)}
@@ -100,7 +120,7 @@ def _file_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
             group = 1
         else:
             group = 0 if name in rank else 2
-        if name in LITELLM_FILES and group in (0, 2):
+        if name in IMPORTING_FILES and group in (0, 2):
             group, rank[name] = 0, -1
         order[path] = (group, rank.get(name, len(rank)), -len(tests))
     return order
@@ -123,7 +143,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """pytest-xdist's controller, under ``--dist loadfile``: its schedule by file, but the files of
-    ``LITELLM_FILES`` one unit (xdist's loadfile and loadgroup schedules are this class with their
+    ``IMPORTING_FILES`` one unit (xdist's loadfile and loadgroup schedules are this class with their
     own ``_split_scope``, the unit of work a test id belongs to)."""
     if config.getoption("dist") != "loadfile":
         return None
@@ -132,7 +152,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     class _Scheduling(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             scope = super()._split_scope(nodeid)
-            return _LITELLM_UNIT if _name(scope) in LITELLM_FILES else scope
+            return _IMPORTING_UNIT if _name(scope) in IMPORTING_FILES else scope
 
     return _Scheduling(config, log)
 

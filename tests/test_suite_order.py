@@ -65,10 +65,10 @@ def test_each_file_named_heaviest_exists() -> None:
     assert missing == []
 
 
-def test_the_files_importing_litellm_run_together_first() -> None:
-    """One worker imports litellm for them all (``conftest.LITELLM_FILES``), before the heaviest
-    file."""
-    one, other = sorted(conftest.LITELLM_FILES)[:2]
+def test_the_files_importing_litellm_or_an_sdk_run_together_first() -> None:
+    """One worker imports litellm and each agent SDK for them all (``conftest.IMPORTING_FILES``),
+    before the heaviest file."""
+    one, other = sorted(conftest.IMPORTING_FILES)[:2]
     items = [
         _Item(f"tests/{conftest.HEAVIEST[0]}.py::test_one"),
         _Item(f"tests/{one}.py::test_one"),
@@ -101,15 +101,17 @@ class _LoadFile:
         return getattr(self.config, name)
 
 
-def test_xdist_sends_the_files_importing_litellm_to_one_worker(pytestconfig: pytest.Config) -> None:
+def test_xdist_sends_the_files_importing_a_library_to_one_worker(
+    pytestconfig: pytest.Config,
+) -> None:
     sched = conftest.pytest_xdist_make_scheduler(_LoadFile(pytestconfig), None)
-    one, other = sorted(conftest.LITELLM_FILES)[:2]
+    one, other = sorted(conftest.IMPORTING_FILES)[:2]
     unit = sched._split_scope(f"tests/{one}.py::test_a")
     assert sched._split_scope(f"tests/{other}.py::test_b[x]") == unit
     assert sched._split_scope("tests/test_suite_order.py::test_c") == "tests/test_suite_order.py"
     assert unit != f"tests/{one}.py"
 
 
-def test_each_file_importing_litellm_exists() -> None:
-    missing = [n for n in conftest.LITELLM_FILES if not (ROOT / "tests" / f"{n}.py").is_file()]
+def test_each_file_importing_a_library_exists() -> None:
+    missing = [n for n in conftest.IMPORTING_FILES if not (ROOT / "tests" / f"{n}.py").is_file()]
     assert missing == []
