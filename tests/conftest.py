@@ -50,6 +50,48 @@ HEAVIEST = (
 )  # fmt: skip
 
 
+#: The test files whose tests import litellm or an agent SDK in the test process (a remote model
+#: called through litellm, a provider's error type, its tokenizer or cost table; openai-agents,
+#: anthropic, Google ADK, Pydantic AI): 2.5-8.5 s of CPU each, paid once per process. Under
+#: pytest-xdist they are one unit of work (``pytest_xdist_make_scheduler``), so one worker imports
+#: each, not both; the unit, the heaviest there is, runs first (``_file_order``). Found by recording
+#: what each file's tests add to ``sys.modules`` (2026-11-29): a file missing here costs that import
+#: again, nothing else.
+HEAVY_IMPORTS = {
+    "litellm": (
+        "test_chat", "test_commands_dream", "test_consolidator", "test_consolidator_estimate",
+        "test_consolidator_seed", "test_dream_run", "test_fault_injection", "test_llm_client_http",
+        "test_llm_errors", "test_llm_litellm_loops", "test_llm_output", "test_llm_scripted",
+        "test_llm_tokens", "test_model_replies", "test_model_replies_end_to_end",
+        "test_processes_one_workspace", "test_recall_memfiles", "test_recall_rank",
+        "test_security_untrusted",
+    ),
+    "agents": (
+        "test_frameworks_contracts", "test_integration_openai_agents",
+        "test_integrations_tool_arguments", "test_stored_text",
+    ),
+    "anthropic": (
+        "test_integration_anthropic", "test_integration_anthropic_bad_input",
+        "test_integration_anthropic_contract", "test_memory_base",
+    ),
+    "google.adk": (
+        "test_integration_google_adk", "test_integration_google_adk_contract",
+        "test_integration_google_adk_delete", "test_integration_google_adk_delete_concurrent",
+    ),
+    "pydantic_ai": (
+        "test_integration_pydantic_ai", "test_integration_pydantic_ai_contract",
+        "test_integrations_tool_arguments",
+    ),
+}  # fmt: skip
+IMPORTING_FILES = frozenset(name for names in HEAVY_IMPORTS.values() for name in names)
+#: The unit's name in xdist's schedule (not a file: no file's scope is spelled so).
+_IMPORTING_UNIT = "heavy-imports"
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".py")
+
+
 def _file_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
     """Each test file's place in the run: the heaviest files first, then the files of the tests in
     a peer environment (``support/peers.py``: built in the background meanwhile), then the lighter
@@ -58,7 +100,8 @@ def _file_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
     (``--dist loadfile``, ``--no-loadscope-reorder``: the order given here) a worker takes the next
     file when it is nearly done, so heaviest first keeps the two workers ending together: xdist's
     own order (most tests first) left the files of one slow test, a peer environment's among
-    them, for the end, one worker running them while the other had nothing left."""
+    them, for the end, one worker running them while the other had nothing left. The files of
+    ``IMPORTING_FILES`` run together, first."""
     from support import peers  # here: pytest_plugins has loaded it (its asserts rewritten)
 
     rank = {name: i for i, name in enumerate(HEAVIEST)}
@@ -67,7 +110,7 @@ def _file_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
         files.setdefault(item.nodeid.split("::")[0], []).append(item)
     order = {}
     for path, tests in files.items():
-        name = path.rsplit("/", 1)[-1].removesuffix(".py")
+        name = _name(path)
         if any(background.owns(t.nodeid) for t in tests):
             group = 3
         elif any(
@@ -77,6 +120,8 @@ def _file_order(items: list[pytest.Item]) -> dict[str, tuple[int, int, int]]:
             group = 1
         else:
             group = 0 if name in rank else 2
+        if name in IMPORTING_FILES and group in (0, 2):
+            group, rank[name] = 0, -1
         order[path] = (group, rank.get(name, len(rank)), -len(tests))
     return order
 
@@ -93,6 +138,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     items.sort(  # stable: a file's other tests keep their order
         key=lambda item: (order[item.nodeid.split("::")[0]], background.owns(item.nodeid))
     )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """pytest-xdist's controller, under ``--dist loadfile``: its schedule by file, but the files of
+    ``IMPORTING_FILES`` one unit (xdist's loadfile and loadgroup schedules are this class with their
+    own ``_split_scope``, the unit of work a test id belongs to)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class _Scheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return _IMPORTING_UNIT if _name(scope) in IMPORTING_FILES else scope
+
+    return _Scheduling(config, log)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

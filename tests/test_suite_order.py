@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import conftest
+import pytest
 from support import background, peers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,4 +62,56 @@ def test_xdist_keeps_the_order_given() -> None:
 def test_each_file_named_heaviest_exists() -> None:
     assert len(set(conftest.HEAVIEST)) == len(conftest.HEAVIEST)
     missing = [n for n in conftest.HEAVIEST if not (ROOT / "tests" / f"{n}.py").is_file()]
+    assert missing == []
+
+
+def test_the_files_importing_litellm_or_an_sdk_run_together_first() -> None:
+    """One worker imports litellm and each agent SDK for them all (``conftest.IMPORTING_FILES``),
+    before the heaviest file."""
+    one, other = sorted(conftest.IMPORTING_FILES)[:2]
+    items = [
+        _Item(f"tests/{conftest.HEAVIEST[0]}.py::test_one"),
+        _Item(f"tests/{one}.py::test_one"),
+        *(_Item(f"tests/test_many.py::test_{i}") for i in range(100)),
+        *(_Item(f"tests/{other}.py::test_{i}") for i in range(2)),
+    ]
+    assert _files(items) == [
+        f"tests/{other}.py",  # the unit's files together, most tests first
+        f"tests/{one}.py",
+        f"tests/{conftest.HEAVIEST[0]}.py",
+        "tests/test_many.py",
+    ]
+
+
+class _LoadFile:
+    """A config with the options pytest-xdist's scheduler reads as ``-n 2 --dist loadfile`` gives
+    them."""
+
+    OPTIONS = {"dist": "loadfile", "tx": ["popen"] * 2}
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def getoption(self, name: str) -> object:
+        return self.OPTIONS[name] if name in self.OPTIONS else self.config.getoption(name)
+
+    getvalue = getoption
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.config, name)
+
+
+def test_xdist_sends_the_files_importing_a_library_to_one_worker(
+    pytestconfig: pytest.Config,
+) -> None:
+    sched = conftest.pytest_xdist_make_scheduler(_LoadFile(pytestconfig), None)
+    one, other = sorted(conftest.IMPORTING_FILES)[:2]
+    unit = sched._split_scope(f"tests/{one}.py::test_a")
+    assert sched._split_scope(f"tests/{other}.py::test_b[x]") == unit
+    assert sched._split_scope("tests/test_suite_order.py::test_c") == "tests/test_suite_order.py"
+    assert unit != f"tests/{one}.py"
+
+
+def test_each_file_importing_a_library_exists() -> None:
+    missing = [n for n in conftest.IMPORTING_FILES if not (ROOT / "tests" / f"{n}.py").is_file()]
     assert missing == []

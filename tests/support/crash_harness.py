@@ -2,16 +2,15 @@
 moments), check what a restart finds.
 
 Run as ``python -m tests.support.crash_harness WORKDIR --every-step --seed S`` (or ``--rounds N``
-for N kills at random moments). The process imports Reverie and litellm once, then works as a fork
-server: each round forks a *worker* that appends history entries, appends and archives session
-messages (the Consolidator's ``/new``), runs Dream on the offline engine, restores Dream commits and
-makes a person's edits — journalling every acknowledged result outside the workspace — and kills it
-with SIGKILL. A fresh forked *checker* then opens the workspace as a restart would (GitStore
-recovery, Dream reconciliation) and checks the invariants below; any violation ends the run with
-exit 1 and a JSON report naming the step. Forking (instead of a new interpreter per round) keeps a
-round to a fraction of a second: importing litellm alone costs seconds. A SIGKILLed process loses
-nothing the kernel already has, which is the failure this models (not power loss, which the fsyncs
-are for).
+for N kills at random moments). The process imports Reverie once, then works as a fork server: each
+round forks a *worker* that appends history entries, appends and archives session messages (the
+Consolidator's ``/new``), runs Dream on the offline engine, restores Dream commits and makes a
+person's edits — journalling every acknowledged result outside the workspace — and kills it with
+SIGKILL. A fresh forked *checker* then opens the workspace as a restart would (GitStore recovery,
+Dream reconciliation) and checks the invariants below; any violation ends the run with exit 1 and a
+JSON report naming the step. Forking (instead of a new interpreter per round) keeps a round to a
+fraction of a second. A SIGKILLed process loses nothing the kernel already has, which is the
+failure this models (not power loss, which the fsyncs are for).
 
 Where to kill (`Steps`): the worker's audit hook names every change it makes to the disk.
 ``--every-step`` kills a worker right after the first step no round has killed after yet, so each
@@ -470,14 +469,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
 
-    # Warm the fork server: every module and litellm, imported once. No thread may exist when we
-    # fork.
+    # Warm the fork server: every module the pipeline uses, imported once. No thread may exist
+    # when we fork. Not litellm: the pipeline runs on the offline engine, which never loads it.
     import reverie.consolidator  # noqa: E401,F401
     from reverie.dream.deadletter import read_dead_letters  # noqa: F401
-    from reverie.llm._litellm import get_litellm
     from reverie.memory.runtime import Runtime
 
-    get_litellm()
     warm = Runtime(
         args.workdir / "warm"
     )  # a model call's one-time lazy set-up, paid once before forking
