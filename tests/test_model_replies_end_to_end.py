@@ -397,6 +397,24 @@ EDIT_TURN: dict[str, tuple[list[Step], str]] = {
         ],
         "kept",
     ),
+    # a runaway reply: one line written thousands of times, or lines nobody said by the thousand
+    # (before: committed, the copies merged and the invented lines archived line by line into
+    # megabytes of archive, minutes for 20 MB, and USER.md kept as many as its budget held)
+    "one-line-written-5000-times": (
+        [_edit("USER.md", USER_LINES[-1], f"{USER_LINES[-1]}\n" + f"{CAT}\n" * 5000)],
+        "kept",
+    ),
+    "invented-lines-by-the-thousand": (
+        [
+            _edit(
+                "USER.md",
+                USER_LINES[-1],
+                f"{USER_LINES[-1]}\n"
+                + "".join(f"- Has a dog called Rex{i}\n" for i in range(3000)),
+            )
+        ],
+        "kept",
+    ),
     "never-finishes": ([GOOD_EDIT] + [_calls(("read_file", '{"path": "USER.md"}'))] * 12, "kept"),
     "429-after-an-edit": (
         [GOOD_EDIT] + [Step(429, headers={"Retry-After": "0"})] * TRANSIENT,
