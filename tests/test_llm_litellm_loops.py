@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import threading
 from pathlib import Path
 
@@ -103,3 +104,20 @@ def test_an_app_mixing_sync_and_async_verbs_on_a_remote_model_sees_one_line_at_m
     assert not any("Task was destroyed" in m or "never retrieved" in m for m in told), told
     assert all("\n" not in m for m in told), told
     assert sum("logging worker failed" in m for m in told) <= 1, told
+
+
+def test_asyncio_reports_about_other_litellm_work_reach_the_application(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Only the logging worker's tasks are folded into the one line: asyncio's debug mode timing a
+    slow litellm call is the application's to see, word for word."""
+    from reverie.llm._litellm import get_litellm
+
+    get_litellm()  # installs the filter on asyncio's logger
+    slow = (
+        "Executing <Task pending name='Task-3' coro=<acompletion() running at "
+        "/venv/lib/python3.11/site-packages/litellm/chat_completions/dispatch.py:129>> took 0.3 "
+        "seconds"
+    )
+    logging.getLogger("asyncio").warning(slow)
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == [slow]

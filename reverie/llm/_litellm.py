@@ -39,21 +39,26 @@ _lock = threading.Lock()
 _module: ModuleType | None = None
 
 
+#: The file of litellm's logging worker: asyncio names it in a report about one of its tasks.
+_WORKER_FILE = os.path.join("litellm", "litellm_core_utils", "logging_worker.py")
+
+
 def _about_litellm(record: logging.LogRecord) -> bool:
-    """Whether an asyncio record is about litellm's own work: its exception was raised in litellm's
-    code, or the task or future it reports (``Task was destroyed but it is pending!``, ``Task
-    exception was never retrieved``: asyncio names it with the file its coroutine is defined in) is
-    one of litellm's, such as its logging worker's task left on a loop that has closed."""
-    package = f"{os.sep}litellm{os.sep}"
+    """Whether an asyncio record is about litellm's logging worker: its exception was raised in
+    litellm's code, or the task it reports (``Task was destroyed but it is pending!``, ``Task
+    exception was never retrieved``: asyncio names a task by the file its coroutine is defined in)
+    is one of the worker's, left pending on a loop that has closed. Other reports naming litellm
+    (asyncio's debug mode timing a slow call) are the application's to see."""
     info = record.exc_info
     if info and info[2] is not None:
-        if any(package in frame.filename for frame in traceback.extract_tb(info[2])):
+        frames = traceback.extract_tb(info[2])
+        if any(f"{os.sep}litellm{os.sep}" in frame.filename for frame in frames):
             return True
     try:
         message = record.getMessage()
     except (TypeError, ValueError):  # a record whose arguments do not fit its format
         return False
-    return package in message
+    return _WORKER_FILE in message
 
 
 class _WorkerNoise(logging.Filter):
