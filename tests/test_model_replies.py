@@ -157,6 +157,17 @@ def test_a_whole_skip_is_taken_and_findings_beside_junk_leniently():
 
 
 # -- the flush -------------------------------------------------------------------------------------
+def test_a_runaway_flush_reply_is_one_warning_line(caplog):
+    """A flush reply of 20,000 lines of code beside one fact: the fact is taken and the log gets one
+    line for the dropped ones (before: a warning per line, 20,000 of them)."""
+    reply = "- Lives in Porto\n" + "- def f(): return 1\n" * 20_000
+    with caplog.at_level("WARNING", logger="reverie.operations.memfiles"):
+        answer = judge_flush(reply, key="cli:loop")
+    assert answer.facts == ["Lives in Porto"]
+    [warned] = [r.getMessage() for r in caplog.records if r.name == "reverie.operations.memfiles"]
+    assert "and 19,999 more" in warned
+
+
 def test_silent_is_believed_only_as_the_whole_flush_answer():
     assert judge_flush("[silent]").silent and judge_flush("- [silent].").silent
     mixed = judge_flush("[silent]\n- Lives in Porto")

@@ -223,6 +223,20 @@ def test_new_session_with_every_bad_summary_reply_keeps_the_words(memory, server
         assert f"({fault})" in texts or f"({fault})" in json.dumps(memory.messages(key)), fault
 
 
+def test_a_runaway_summary_keeps_each_fact_once_and_the_words(memory, server):
+    """A summary reply of 2 MB, one fact line written over and over (a model looping past
+    ``max_tokens``): history gets the fact once and the user's words, never 64,000 characters of
+    copies cut part way through a line."""
+    fact = "- [durable] Has a cat called Miso"
+    server.enqueue(chat(f"{fact}\n" * 60_000))
+    before = len(memory.history())
+    memory.record("cli:loop", [{"role": "user", "content": SAID}], consolidate=False)
+    memory.clear("cli:loop")
+    added = "\n".join(e.content for e in memory.history()[before:])
+    assert added.count("Has a cat called Miso") == 1, added[:300]
+    assert "truncated" not in added and SAID in added, added[:300]
+
+
 def test_findings_with_no_edit_are_set_aside_and_requeue_runs_them_again(memory, server):
     """The gap: a batch whose findings the edit step never acted on (it answered in prose) moved
     the cursor and changed nothing, with no way back. It is now set aside: ``reverie requeue``
@@ -393,6 +407,24 @@ EDIT_TURN: dict[str, tuple[list[Step], str]] = {
                     )
                     for i in range(1000)
                 )
+            )
+        ],
+        "kept",
+    ),
+    # a runaway reply: one line written thousands of times, or lines nobody said by the thousand
+    # (before: committed, the copies merged and the invented lines archived line by line into
+    # megabytes of archive, minutes for 20 MB, and USER.md kept as many as its budget held)
+    "one-line-written-5000-times": (
+        [_edit("USER.md", USER_LINES[-1], f"{USER_LINES[-1]}\n" + f"{CAT}\n" * 5000)],
+        "kept",
+    ),
+    "invented-lines-by-the-thousand": (
+        [
+            _edit(
+                "USER.md",
+                USER_LINES[-1],
+                f"{USER_LINES[-1]}\n"
+                + "".join(f"- Has a dog called Rex{i}\n" for i in range(3000)),
             )
         ],
         "kept",

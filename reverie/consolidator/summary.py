@@ -15,8 +15,9 @@ A reply must account for the slice (``interpret``); its verdict is one of:
   ``(nothing)`` / nothing followed by ``(unsure)``.
 - *lenient*: usable fact lines beside lines that are not (chatter, an echoed transcript, a fact
   sharing no word with the slice, which is dropped), or facts that leave a sentence of the user's
-  unaccounted for: the facts are kept and so are the slice's words (as for ``(unsure)``), so nothing
-  the user said is lost.
+  unaccounted for, or a reply longer than a history entry holds (read up to there, at a line's end):
+  the facts are kept and so are the slice's words (as for ``(unsure)``), so nothing the user said is
+  lost. A fact said twice is kept once.
 - *refused*: an exception, ``finish_reason`` error/length, empty text, tool calls, no usable fact
   line, ``(nothing)`` mixed with anything but ``(unsure)``, or ``(nothing)`` for a slice in which
   the user said something: the caller puts the slice into history as a raw entry, so model garbage
@@ -40,6 +41,7 @@ from ..llm.output import content_words, line_problem, said_something, unaccounte
 from ..llm.prompts import load_prompt
 from ..llm.transcript import render_transcript, speaker, transcript_text
 from ..llm.types import ModelResponse, Usage
+from ..storage.history import DEFAULT_MAX_ENTRY_CHARS
 from ..storage.workspace import Workspace
 from ..text.memline import strip_bullet
 
@@ -144,7 +146,14 @@ def interpret(
     notes = []
     if repaired is not None:
         text, notes = repaired.strip(), ["the reply was wrapped in a code fence"]
+    whole = len(text)
+    if whole > DEFAULT_MAX_ENTRY_CHARS:  # a runaway reply: lines past what an entry holds unread
+        end = text.rfind("\n", 0, DEFAULT_MAX_ENTRY_CHARS + 1)
+        text = text[:end] if end > 0 else ""  # never a line cut part way
+        notes.append(f"only the first {len(text):,} of {whole:,} characters read")
     lines = _sort_lines(text, archive, instructions)
+    if whole > len(text):
+        lines.other += 1  # the unread rest: not trusted, so the slice's words are kept too
     said = _user_said(archive, owner)
     if protocol.NOTHING in lines.markers:
         return _nothing(lines, said, notes)
@@ -166,6 +175,7 @@ def _sort_lines(text: str, archive: Sequence[Mapping[str, Any]], instructions: s
     """The reply's lines sorted: a fact that repeats the instructions or shares no word with the
     slice is dropped."""
     lines = _Lines()
+    seen: set[tuple[str, str]] = set()
     slice_words = content_words("\n".join(transcript_text(m) for m in archive))
     for line in text.splitlines():
         if not line.strip():
@@ -180,6 +190,9 @@ def _sort_lines(text: str, archive: Sequence[Mapping[str, Any]], instructions: s
             continue
         mark, fact = parsed
         fact = " ".join(fact.split())
+        if (mark, fact) in seen:
+            continue  # the same fact again (a model repeating itself) says nothing more
+        seen.add((mark, fact))
         if mark == "skip":
             lines.skips.append(fact)
             continue

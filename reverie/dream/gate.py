@@ -1,6 +1,6 @@
-"""The gate every Dream run passes before anything is written: shrinkage, size budgets, credentials,
-and control characters (an ``ESC[…`` in USER.md would reach every prompt and every terminal showing
-it).
+"""The gate every Dream run passes before anything is written: additions out of proportion to the
+findings, shrinkage, size budgets, credentials, and control characters (an ``ESC[…`` in USER.md
+would reach every prompt and every terminal showing it).
 
 It judges the result of the model's edits *and* the lifecycle step together; lines the step archived
 or retired are accounted for (they are in the archive or named in the commit), so they never count
@@ -11,6 +11,7 @@ A rejection leaves the files as they were; the reason is logged and recorded for
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -25,7 +26,7 @@ from .result import Finding
 if TYPE_CHECKING:
     from ..storage.config import DreamConfig
 
-__all__ = ["GateVerdict", "check"]
+__all__ = ["GateVerdict", "check", "check_additions"]
 
 
 def find_credentials(text: str) -> list[tuple[str, str]]:
@@ -39,6 +40,13 @@ _MIN_LINES_FOR_SHRINK_CHECK = 2  # a one-line file is not "content" whose loss t
 #: already in a file may move.
 MAX_NEW_LINE_CHARS = 2_000
 _FILE_NAMES = {SOUL: "soul.md", USER: "user.md", MEMORY: "memory.md"}
+#: A run writes what its findings say: a finding becomes a line or a few, so the model's edits may
+#: add at most this many lines per finding, beyond ``_SPARE_NEW_LINES``. More is a model's runaway
+#: output (one line written 80,000 times, or invented lines by the thousand), which the lifecycle
+#: would otherwise merge or archive line by line: minutes of work, an archive of megabytes and a
+#: USER.md full of lines nobody said.
+NEW_LINES_PER_FINDING = 5
+_SPARE_NEW_LINES = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +104,37 @@ def _new_long_line(base: Mapping[str, str], changed: Mapping[str, str]) -> str |
                     f"(more than {MAX_NEW_LINE_CHARS:,}: not a memory fact)"
                 )
     return None
+
+
+def check_additions(
+    base: Mapping[str, str], current: Mapping[str, str], findings: Iterable[Finding]
+) -> GateVerdict:
+    """Judge how much the model's edits (``base`` into ``current``, before the lifecycle step)
+    add: a line counts as new unless the files held it before (a line moved between files or
+    written again is not new; each further copy of it is). Refused past ``NEW_LINES_PER_FINDING``
+    per finding (``[SKIP]`` aside), counted in one pass that stops at the limit."""
+    said = sum(1 for f in findings if f.kind != "SKIP")
+    limit = _SPARE_NEW_LINES + NEW_LINES_PER_FINDING * said
+    held = Counter(
+        ln.strip() for rel in _FILE_NAMES for ln in base.get(rel, "").splitlines() if ln.strip()
+    )
+    added = 0
+    for rel in _FILE_NAMES:
+        for line in current.get(rel, "").splitlines():
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if held[line] > 0:
+                held[line] -= 1
+                continue
+            added += 1
+            if added > limit:
+                return GateVerdict(
+                    False,
+                    f"the edits would add more than {limit} new lines ({rel} among them) for "
+                    f"{said} finding(s): not what the findings say",
+                )
+    return GateVerdict(True)
 
 
 def check(

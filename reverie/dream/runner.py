@@ -61,7 +61,7 @@ from .deadletter import (
 from .edit_tools import MemoryTools
 from .evidence import Evidence, kept_note, unheld_findings
 from .fence import Fence
-from .gate import check
+from .gate import check, check_additions
 from .lifecycle import MANAGED, LifecycleOutcome, budgets
 from .lifecycle import apply as run_lifecycle
 from .lock import RunLock
@@ -526,6 +526,9 @@ class Dream:
             for ln in e.content.splitlines()
             if (f := protocol.parse_fact_line(ln))
         ]
+        added = check_additions(staged.base, staged.current, run.findings)
+        if not added.ok:  # before the lifecycle, which would sort a runaway edit line by line
+            raise _Failed("rejected", f"gate: {added.reason}")
         life = self._lifecycle(
             staged, today, dry_run=run.dry_run, tools=run.tools, findings=run.findings, facts=facts
         )

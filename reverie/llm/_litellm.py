@@ -12,8 +12,10 @@ litellm's logging worker is one per process, bound to the event loop that used i
 from another loop (``serve --root`` runs each scope in its own, every synchronous verb in a fresh
 one) makes the callbacks it queued fail ("cannot reuse already awaited coroutine", "bound to a
 different event loop": upstream, BerriAI/litellm#36548), each with a traceback on stderr, from
-litellm's logger and from asyncio's at loop shutdown. Reverie registers no litellm callbacks, so
-nothing is lost: ``_WorkerNoise`` says the first such failure in one line and drops the rest.
+litellm's logger and from asyncio's at loop shutdown; and asyncio reports each worker task a loop
+closed while it was pending ("Task was destroyed but it is pending!", naming the task), when one
+loop's calls overlap another's. Reverie registers no litellm callbacks, so nothing is lost:
+``_WorkerNoise`` says the first such failure in one line and drops the rest.
 """
 
 from __future__ import annotations
@@ -37,13 +39,26 @@ _lock = threading.Lock()
 _module: ModuleType | None = None
 
 
-def _litellm_frames(record: logging.LogRecord) -> bool:
-    """Whether the record's exception was raised in litellm's logging worker or its callbacks."""
+#: The file of litellm's logging worker: asyncio names it in a report about one of its tasks.
+_WORKER_FILE = os.path.join("litellm", "litellm_core_utils", "logging_worker.py")
+
+
+def _about_litellm(record: logging.LogRecord) -> bool:
+    """Whether an asyncio record is about litellm's logging worker: its exception was raised in
+    litellm's code, or the task it reports (``Task was destroyed but it is pending!``, ``Task
+    exception was never retrieved``: asyncio names a task by the file its coroutine is defined in)
+    is one of the worker's, left pending on a loop that has closed. Other reports naming litellm
+    (asyncio's debug mode timing a slow call) are the application's to see."""
     info = record.exc_info
-    if not info or info[2] is None:
+    if info and info[2] is not None:
+        frames = traceback.extract_tb(info[2])
+        if any(f"{os.sep}litellm{os.sep}" in frame.filename for frame in frames):
+            return True
+    try:
+        message = record.getMessage()
+    except (TypeError, ValueError):  # a record whose arguments do not fit its format
         return False
-    frames = traceback.extract_tb(info[2])
-    return any(f"{os.sep}litellm{os.sep}" in frame.filename for frame in frames)
+    return _WORKER_FILE in message
 
 
 class _WorkerNoise(logging.Filter):
@@ -56,7 +71,7 @@ class _WorkerNoise(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         from_worker = record.name == "LiteLLM" and record.module == "logging_worker"
-        if not from_worker and not (record.name == "asyncio" and _litellm_frames(record)):
+        if not from_worker and not (record.name == "asyncio" and _about_litellm(record)):
             return True
         if os.environ.get("REVERIE_DEBUG"):
             return True

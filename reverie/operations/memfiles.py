@@ -655,15 +655,20 @@ def _facts(answer: str, system: str = "", key: str = "", *, cut: bool = False) -
     if cut and lines:
         lines = lines[:-1]
     facts = []
+    dropped: list[tuple[str, str]] = []
     for line in lines:
         said = bullet_text(line)
         if said and said.lower() != SILENT:
             fact = " ".join(said.split())
             problem = fact_problem(fact, [system] if system else [])
             if problem:
-                log.warning("flush of session %s: dropped a line (%s): %.80r", key, problem, fact)
+                dropped.append((problem, fact))
                 continue
             facts.append(fact)
+    if dropped:  # one line in the log, however many a runaway reply held
+        problem, fact = dropped[0]
+        more = f" and {len(dropped) - 1:,} more" if len(dropped) > 1 else ""
+        log.warning("flush of session %s: dropped a line (%s): %.80r%s", key, problem, fact, more)
     return facts
 
 
