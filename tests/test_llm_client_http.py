@@ -203,6 +203,22 @@ def test_garbage_body_is_a_model_error(server: OpenAIServer) -> None:
         run(client_for(server, retry_budget=2.0).complete(MSGS))
 
 
+@pytest.mark.parametrize(
+    "body", [{"choices": [{"index": 0}]}, {"choices": [{"message": 5}]}], ids=["no-message", "bad"]
+)
+def test_a_reply_litellm_cannot_read_is_not_called_the_requests_fault(
+    server: OpenAIServer, body: dict[str, object]
+) -> None:
+    """litellm reports a 200 it cannot read as its own 500 "Invalid response object"; the error said
+    "the server blamed the request twice", which sent a user looking at their prompt."""
+    server.enqueue(*[Step(200, body=json.dumps(body).encode()) for _ in range(10)])
+    with pytest.raises(ModelError) as raised:
+        run(client_for(server, retry_budget=2.0).complete(MSGS))
+    assert "Invalid response object" in str(raised.value)
+    assert "blamed" not in str(raised.value)
+    assert str(raised.value).endswith("(the same error twice; not retried again)")
+
+
 def test_api_key_never_in_errors_or_logs(
     server: OpenAIServer, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -354,7 +354,7 @@ class ModelClient:
             call.malformed += 1
             if call.malformed > 1:
                 return ModelError(
-                    f"{name}: {text} (the server blamed the request twice; not retried again)"
+                    f"{name}: {text} (the same error twice; not retried again)"
                 )
         return _Retryable(fault, text)
 
