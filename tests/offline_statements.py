@@ -5,9 +5,9 @@ The corpus (``tests/data/statements/writer-X.jsonl``, format in ``WRITER_BRIEF.m
 written by writers who never read the rules (one split each). Each item is one or more user turns, the facts a
 careful assistant would then keep (``expect``: file and a short third-person line in the writer's
 words) and, for a correction, the old facts that must be gone (``retired``). Splits are by writer:
-``A`` and ``B`` tune the rules; ``C`` to ``U`` (``E`` a writer's corrections only) were each held
-out until its first run (recorded in BENCHMARKS.md) and tune them since. No split is held out
-now: the next round's writers write the next ones.
+``A`` and ``B`` tune the rules; ``C`` to ``CC`` (``E`` a writer's corrections only) were each held
+out until its first run (recorded in BENCHMARKS.md) and tune them since. No split in the repo is
+held out now: the next round's writers write the next ones.
 
 **The path.** Each item gets a fresh workspace; each turn is the user's message in a transcript,
 archived by the engine (the Consolidator's step: fact lines, and the message kept raw when the
