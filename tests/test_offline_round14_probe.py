@@ -88,3 +88,28 @@ def test_the_correction_beside_them_still_moves_the_line(
     lines = [line for _, line in run.lines]
     assert new in lines and old not in lines, lines
     assert old in run.archive, run.archive
+
+
+@pytest.mark.parametrize(
+    ("message", "wrong"),
+    [
+        # the name (or an opening word) beside someone else's relative's thing names no relative
+        ("Funny, my sister's friend is pescatarian really.", "Has a sister named Funny"),
+        ("Anna, my sister's friend, is vegan.", "Has a sister named Anna"),
+        # the relative's name said in its possessive is the name, without its "'s"
+        ("my brother Tom's car is red", "Has a brother named Tom's"),
+    ],
+)
+def test_a_relative_beside_a_possessive_is_named_right(message: str, wrong: str) -> None:
+    assert wrong not in [f.text for f in extract_facts(message)]
+
+
+@pytest.mark.parametrize(
+    ("message", "line"),
+    [
+        ("Anna, my sister, is vegan.", "Has a sister named Anna"),
+        ("my brother Tom's car is red", "Has a brother named Tom"),
+    ],
+)
+def test_a_relative_named_beside_them_is_still_read(message: str, line: str) -> None:
+    assert line in [f.text for f in extract_facts(message)]

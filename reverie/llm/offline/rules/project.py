@@ -360,7 +360,7 @@ _DB_VERSION = lazy(r"\s+v?\d{1,2}(?:\.\d+)?$", re.I)
 
 #: "instead" said of another thing than the one database line: "instead of Memcached", "instead
 #: for the cache", "For the analytics we went with ClickHouse instead".
-_OTHER_SCOPE_AFTER = lazy(r"^\s+instead\s+(?:of|for)\b", re.I)
+_OTHER_SCOPE_AFTER = lazy(r"^\s+instead\s+(?:for\b|of (?P<o>[\w.-]+))", re.I)
 #: A team not the user's own before "team went with": "the other team", "my sister's team".
 _SOMEONE_ELSES_TEAM = lazy(r"\b(?:other|another|their|his|her|\w+'s)\s+$", re.I)
 _OTHER_SCOPE_BEFORE = lazy(
@@ -377,7 +377,10 @@ def instead_of_the_line(f: Filling) -> bool:
     team went with Postgres instead")."""
     text, end = f.match.string, f.match.end()
     before = re.split(r"[.!?;]\s", text[: f.match.start()])[-1]
-    if _OTHER_SCOPE_AFTER.match(text[end:]) or _SOMEONE_ELSES_TEAM.search(before):
+    after = _OTHER_SCOPE_AFTER.match(text[end:])
+    if after and not (after.group("o") and a_database(after.group("o"))):
+        return False  # "instead for the cache", "instead of Memcached" (never "of Postgres")
+    if _SOMEONE_ELSES_TEAM.search(before):
         return False
     return not (re.match(r"\s+instead\b", text[end:], re.I) and _OTHER_SCOPE_BEFORE.search(before))
 
