@@ -3,8 +3,9 @@
 "it" moved after a question naming someone else's thing ("My sister's standup? They moved it to
 ten."), a database chosen "instead" by another team or for another part ("for the cache we went
 with Redis instead of Memcached"), and a vegetarian eating fish only on a condition or as a fish
-product ("… fish oil capsules") now change and write no line. Every sentence here was written for
-these tests.
+product ("… fish oil capsules"), a name given by someone's job ("the receptionist's name is Mizu not
+Miso") and a name beside someone else's relative ("Anna, my sister's friend") now change and write no
+line. Every sentence here was written for these tests.
 """
 
 from __future__ import annotations
@@ -35,13 +36,8 @@ def test_a_look_alike_of_a_round_14_correction_changes_no_line(first: str, follo
     st.assert_follow_up_changes_no_line(first, follow_up)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a name swap ('Mizu not Miso') said of a person named by a possessive noun (\"the "
-    "receptionist's name\") still retires the pet's line: the swap rules read only SOMEONE_ELSE's "
-    'relatives, and telling a pet kind from a person before "\'s name" needs a lexicon of both',
-)
-def test_someone_elses_name_said_beside_the_pets_changes_no_line() -> None:
+def test_a_name_given_by_someones_job_beside_the_pets_changes_no_line() -> None:
+    """ "the receptionist's name": a person named by a job, never the pet's line."""
     st.assert_follow_up_changes_no_line(
         "My cat is called Miso.", "the receptionist's name is Mizu not Miso"
     )
