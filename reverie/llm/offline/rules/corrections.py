@@ -20,6 +20,7 @@ from ..dates import CLOCK_PHRASE, DATE_PHRASE, clock
 from ..dates import resolve as resolve_date
 from ..kinds import fold
 from .core import SAID, USER, Filling, change, rule, rules_of
+from .family import KIN
 from .lexicon import KIND_OF
 from .phrases import NAME, SOMEONE_ELSE
 from .values import is_firm, is_language, is_name, is_place, is_role, is_tech, is_tool
@@ -66,13 +67,26 @@ def corrects(f: Filling) -> bool:
     return bool(_CUE.search(f.message or f.match.string))
 
 
+#: "the receptionist's name is …": a name of someone the user names by their job, no line's.
+_A_ROLES_NAME = lazy(r"\b(?:the|a|an|our|my|your|his|her|their)\s+(?P<n>[a-z]+)['’]s name\b", re.I)
+
+
+def _a_roles_name(message: str) -> bool:
+    """The message gives the name of someone named by a job ("the vet's name is …"), never of a
+    relative ("my manager's name") or a pet ("the beagle's name")."""
+    return any(
+        is_role(m.group("n")) and not re.fullmatch(KIN, m.group("n"), re.I)
+        for m in _A_ROLES_NAME.finditer(message)
+    )
+
+
 def name_corrected(f: Filling) -> bool:
     """A name said as the right one. The fact keeps what else the message says ("said: Luna",
     "said: name") so that the line it corrects can be told: the old name said again, a name
     spelled alike, or the word "name"."""
-    if not corrects(f):
-        return False
     message = f.message or f.match.string
+    if not corrects(f) or _a_roles_name(message):
+        return False
     said = [
         w
         for w in re.findall(r"(?<![.!?]\s)(?<!^)\b(?-i:[A-Z])[\w'’-]+", message)
@@ -298,7 +312,7 @@ def same_kind_swapped(f: Filling) -> bool:
         and _kind_of(old[:1].upper() + old[1:]) == kind
         and corrects(f)
         and swapped(f)
-    ):
+    ) or _a_roles_name(f.message or f.match.string):
         return False
     someone = SOMEONE_ELSE.search(f.message or f.match.string)
     if someone is not None:

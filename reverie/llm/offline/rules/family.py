@@ -771,7 +771,12 @@ def a_relative_named(f: Filling) -> bool:
     clause stage capitalises when it is sure); "girl" and "boy" after an age word are a daughter and
     a son."""
     name = f.groups.get("v", "")
-    after = f.match.string[f.match.end() :].split()[:1]
+    rest = f.match.string[f.match.end() :]
+    if f.match.end() == f.match.end("k") and re.match(r"['’]s\b", rest):
+        return False  # "Anna, my sister's friend": the name is the friend's, no sister's
+    after = rest.split()[:1]
+    if re.search(r"\w['’]s$", name):
+        name = name[:-2]  # "my brother Tom's car": the brother is Tom
     if after and after[0].lower() in _OBJECT_WORDS:
         return False  # "my nephew made it for me": a verb, whatever a list of names says
     if after and _ONE_OFF.fullmatch(after[0]):

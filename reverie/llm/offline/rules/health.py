@@ -134,6 +134,8 @@ def wholly(f: Filling) -> bool:
         outside = eaten & _MEAT
     if not outside:
         return True
+    if _FISH_PRODUCT.search(m.group(0)):
+        return False  # the diet with a fish product, neither kept whole nor pescatarian
     now_and_then = _NOW_AND_THEN.search(message[m.start() :].split(".")[0])
     if diet == "vegetarian" and outside <= _FISH and not now_and_then:
         f.values["v"] = "pescatarian"
@@ -153,7 +155,8 @@ _EXCEPTION = lazy(
     r"\b(?:vegetarian|vegan|pescatarian|veggie)\b[^.!?;]{0,30}?\b(?:but|except|although|though)\b"
     r"[,\s]*(?:i |we )?(?:do |still |also |will |sometimes |occasionally )*"
     r"(?:eat|make an exception for)\s+(?P<x>[a-z][a-z -]{1,30}?)"
-    r"(?=\s*(?:[,.;!?]|$|\s(?:so|but|too|sometimes|now|though|occasionally)\b))",
+    r"(?=\s*(?:[,.;!?]|$|\s(?:so|but|too|sometimes|now|though|occasionally|at|when|whenever|if|"
+    r"on)\b))",
     re.I,
 )
 #: What each diet leaves out, by the words people eat it by.
@@ -165,7 +168,14 @@ _ANIMAL = word_set("eggs egg dairy cheese milk honey butter yoghurt yogurt cream
 #: What is eaten only now and then: the diet said, not kept whole ("… but I eat fish sometimes").
 _NOW_AND_THEN = lazy(
     r"\b(?:sometimes|occasionally|now and then|now and again|once in a while|rarely|on occasion|"
-    r"at (?:weddings|christmas|parties|family)|-ish)\b|-ish\b",
+    r"at (?:weddings|christmas|parties|family)|-ish)\b|-ish\b|"
+    # a condition: "when my mum cooks it", "on Fridays", "at my gran's"
+    r"\b(?:when|whenever|if|on (?:\w+days|weekends|holiday)|at (?:my|our|his|her|their|\w+'s))\b",
+    re.I,
+)
+#: Fish as what a thing is made of, not eaten as fish ("fish oil capsules", "fish sauce").
+_FISH_PRODUCT = lazy(
+    r"\b(?:fish|cod liver|krill) (?:oil|sauce|stock|gelatine?|capsules?|supplements?|pills?)\b",
     re.I,
 )
 

@@ -358,6 +358,33 @@ def a_database(value: str) -> bool:
 _DB_VERSION = lazy(r"\s+v?\d{1,2}(?:\.\d+)?$", re.I)
 
 
+#: "instead" said of another thing than the one database line: "instead of Memcached", "instead
+#: for the cache", "For the analytics we went with ClickHouse instead".
+_OTHER_SCOPE_AFTER = lazy(r"^\s+instead\s+(?:for\b|of (?P<o>[\w.-]+))", re.I)
+#: A team not the user's own before "team went with": "the other team", "my sister's team".
+_SOMEONE_ELSES_TEAM = lazy(r"\b(?:other|another|their|his|her|\w+'s)\s+$", re.I)
+_OTHER_SCOPE_BEFORE = lazy(
+    # a part named ("for the cache", "on our mobile app"), not a time ("in the end")
+    r"\b(?:for|on|in) (?:the|our|my) (?!(?:end|meantime|moment|past|first place|long run|short "
+    r"term|time being|other hand)\b)[\w-]+(?: [\w-]+)?,?\s*$",
+    re.I,
+)
+
+
+def instead_of_the_line(f: Filling) -> bool:
+    """A database chosen "instead" of the one database line, never of another thing named beside
+    it ("for the cache we went with Redis instead of Memcached"), nor by another team ("the other
+    team went with Postgres instead")."""
+    text, end = f.match.string, f.match.end()
+    before = re.split(r"[.!?;]\s", text[: f.match.start()])[-1]
+    after = _OTHER_SCOPE_AFTER.match(text[end:])
+    if after and not (after.group("o") and a_database(after.group("o"))):
+        return False  # "instead for the cache", "instead of Memcached" (never "of Postgres")
+    if _SOMEONE_ELSES_TEAM.search(before):
+        return False
+    return not (re.match(r"\s+instead\b", text[end:], re.I) and _OTHER_SCOPE_BEFORE.search(before))
+
+
 RULES = [
     # project facts and decisions
     rule(
@@ -381,6 +408,7 @@ RULES = [
         "Chose {v}",
         {"v": is_tool},
         split=each_tool,
+        finish=instead_of_the_line,
     ),
     rule(
         r"\bwe(?:'re| are|'ve been| have been)? (?:now |currently )?(?:use|using|run on|running "
@@ -590,6 +618,7 @@ RULES = [
         "Uses {v}",
         {"v": a_database},
         change=True,
+        finish=instead_of_the_line,
     ),
     # a tool switched to, said in progress or as someone's call, in a message that says it
     # changes ("scratch that, the team lead wants PostgreSQL, we're switching", "we're switching

@@ -523,7 +523,11 @@ def revise(fact: str, files: Lines) -> list[Revision]:
         if spelled and all(old != new for _, old, new in spelled):
             return [Revision(kind, old, new, _quote(words)) for kind, old, new in spelled]
     if found is None and not anchors:
-        found = _bare(text, files, said_on) or _shift_anew(text, files) or _moved_it(text, files)
+        found = (
+            _bare(text, files, said_on)
+            or _shift_anew(text, files)
+            or _moved_it(text, files, " ".join(dictated(s) for s in _sentences(words)))
+        )
     if found is not None and found[1] != found[2]:
         kind, old, new = found
         return [Revision(kind, old, new, _quote(words))]
@@ -746,17 +750,19 @@ _A_THING = lazy(r"\b(?:my|our|the|his|her|their|your|a|an)\s+[a-z]", re.I)
 _SPELLED_TIME = lazy(rf"^(?:at\s+)?(?P<c>{SPELLED_CLOCK})\b", re.I)
 
 
-def _moved_it(text: str, files: Lines) -> tuple[str, str, str] | None:
+def _moved_it(text: str, files: Lines, said: str) -> tuple[str, str, str] | None:
     """A date or a time said moved, the thing named by a pronoun alone: the one line of memory
     holding a value of its type (a date takes a day of the month said alone in the old date's
-    month) takes it. Said of someone else's thing, or with two lines of its type, nothing."""
+    month) takes it. Said of someone else's thing, or with two lines of its type, nothing; a thing
+    named in a sentence ``text`` leaves out (``said``, every sentence: "My sister's standup? They
+    moved it to ten") is what "it" may be too."""
     found = []
     for sentence in _sentences(text):
         m = _MOVED_IT.search(sentence)
         # "they" who moved it are whoever sets it (the organisers), never a person named
         if m is None or any(w.group(0).lower() != "they" for w in SOMEONE_ELSE.finditer(sentence)):
             continue
-        if _A_THING.search(text.replace(m.group(0), " ")):
+        if _A_THING.search(said.replace(m.group(0), " ")):
             return None  # "my flight got moved, they pushed it to the 17th": "it" is that thing
         said = m.group("v").strip()
         spelled = _SPELLED_TIME.match(said)
