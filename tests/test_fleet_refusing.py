@@ -70,3 +70,26 @@ def test_a_worker_outlives_a_redis_that_refuses_writes_and_everything_due_is_dre
     for text in (worker.text(), dispatcher.text()):
         assert "Unrecoverable error" not in text, text[-3000:]
         assert "Traceback" not in text, text[-3000:]
+
+
+def test_a_job_refused_by_a_full_redis_says_so_not_retries(tmp_path, redis_server, monkeypatch):
+    """Was: "Redis failed (command not allowed when used memory > 'maxmemory') after 3 retries":
+    an answer refusing a write is not retried (redis-py retries a lost connection or a timeout
+    only). Now the line says Redis refused, and what happens next."""
+    import redis as redis_py
+    from support.fleet_fixtures import fleet_for
+
+    root = tmp_path / "plain"
+    plain_root(root, "a")
+    fleet = fleet_for(root, redis_server, monkeypatch, model="reverie/offline")
+    assert fleet.dispatch_once(lambda ws: None) == ["a"]
+    client = redis_py.Redis(unix_socket_path=str(redis_server.sock))
+    client.config_set("maxmemory-policy", "noeviction")
+    client.config_set("maxmemory", 1)
+    outcome = fleet.run_job("a")
+    assert outcome.status == "redis-error", outcome
+    reason = outcome.reason or ""
+    assert reason.startswith("Redis refused (") and "retries" not in reason, reason
+    assert "claim lapses" in reason and "\n" not in reason
+    client.config_set("maxmemory", 0)
+    assert pending(root / "a") == 1  # nothing of the run was done
