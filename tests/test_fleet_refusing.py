@@ -72,6 +72,36 @@ def test_a_worker_outlives_a_redis_that_refuses_writes_and_everything_due_is_dre
         assert "Traceback" not in text, text[-3000:]
 
 
+def test_a_worker_started_while_redis_refuses_writes_waits_for_it(
+    tmp_path, redis_server: RedisServer
+):
+    """Was: a worker started (or started again by ``reverie fleet worker``'s supervisor) while
+    Redis was full declared its queue, met OOM, and exited ("Unrecoverable error"): the supervisor's
+    back-off grew to a minute, and a worker started by hand stayed down. Now it waits, and drains
+    the queue once Redis takes writes."""
+    import redis as redis_py
+
+    root = tmp_path / "plain"
+    plain_root(root, "a", "b")
+    env = fleet_env(root, redis_server)
+    env["TMPDIR"] = str(tmp_path)
+    client = redis_py.Redis(unix_socket_path=str(redis_server.sock), decode_responses=True)
+    refuse, allow, said = _REFUSALS["oom"]
+    for key, value in refuse.items():
+        client.config_set(key, value)
+    worker = start_worker("worker", env, tmp_path, 1)
+    dispatcher = start_dispatcher(env, tmp_path)
+    wait_for(lambda: said in worker.text(), 60, "the worker to meet Redis's refusal")
+    wait_for(lambda: said in dispatcher.text(), 60, "the dispatcher to meet it")
+    for key, value in allow.items():
+        client.config_set(key, value)
+    wait_for(lambda: all(pending(root / n) == 0 for n in "ab"), 90, "every workspace dreamed")
+    assert worker.alive() and dispatcher.alive()
+    for proc in (dispatcher, worker):
+        proc.stop(signal.SIGTERM)
+    assert "Unrecoverable error" not in worker.text() and "Traceback" not in worker.text()
+
+
 def test_a_job_refused_by_a_full_redis_says_so_not_retries(tmp_path, redis_server, monkeypatch):
     """Was: "Redis failed (command not allowed when used memory > 'maxmemory') after 3 retries":
     an answer refusing a write is not retried (redis-py retries a lost connection or a timeout
