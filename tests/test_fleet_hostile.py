@@ -413,3 +413,27 @@ def test_a_due_index_deleted_by_hand_is_back_within_a_claim_period(
         time.sleep(0.1)
     assert fleet.rebuilds == 0
     assert list(fleet.coord.due()) == [ws_id], "the deleted due index went unnoticed"
+
+
+def test_a_dispatcher_on_a_root_with_no_recorded_kind_says_why_once_without_redis(
+    tmp_path, monkeypatch, caplog
+):
+    """Was: ``reverie fleet dispatch`` on a root nothing was written to (a mistyped
+    ``fleet.root``, a share not mounted) said "sent 0 job(s)" every tick and nothing else. Now the
+    first tick says once why nothing is dispatched and how to make the root; Redis is not asked
+    (here there is none), and a workspace written later is dispatched."""
+    root = tmp_path / "empty"
+    root.mkdir()
+    monkeypatch.setenv("REVERIE_FLEET__ROOT", str(root))
+    monkeypatch.setenv("REVERIE_FLEET__BROKER_URL", f"redis+socket://{tmp_path / 'none.sock'}")
+    from reverie.fleet import Fleet
+
+    fleet = Fleet(load_config())
+    caplog.set_level(logging.WARNING)
+    assert fleet.dispatch_once(lambda ws: None) == []
+    assert fleet.dispatch_once(lambda ws: None) == []
+    said = [r.getMessage() for r in caplog.records if r.name.startswith("reverie")]
+    assert len(said) == 1, said
+    assert str(root) in said[0] and "not a fleet root" in said[0] and "init" in said[0]
+    plain_root(root, "a")
+    assert fleet.kind == "plain"  # read again: the root is one now

@@ -66,6 +66,12 @@ def make_app(config: Config | None = None) -> Celery:
         # Celery gives up after 100 reconnects (about 46 minutes) by default; a fleet worker keeps
         # trying for as long as Redis is down, its wait capped (one line per try)
         broker_connection_max_retries=None,
+        # a Redis that answers but refuses writes (``maxmemory`` reached under noeviction: OOM;
+        # a replica, or ``min-replicas-to-write`` unmet: READONLY, NOREPLICAS; a failed save:
+        # MISCONF) is a channel error to kombu, which Celery counted as an "Unrecoverable error":
+        # the worker exited at its next ack, or at its start, and drained nothing once Redis took
+        # writes again. Retried as a lost connection instead (one line per try, capped back-off)
+        broker_channel_error_retry=True,
         worker_cancel_long_running_tasks_on_connection_loss=False,
         worker_max_tasks_per_child=200,
         worker_hijack_root_logger=False,
@@ -134,6 +140,15 @@ class _OneLine(logging.Filter):
             record.exc_info = None
             record.exc_text = None
             return True
+        if record.exc_info and _restarts_too_often(record.exc_info[1]):
+            # the consumer restarted five times in a second (a Redis that connects and refuses
+            # every write): Celery waits a second and goes on; its traceback says nothing more
+            text = " ".join(record.getMessage().split())
+            record.msg = f"{text} (Celery waits 1 s and connects again)"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+            return True
         if record.exc_info and record.exc_info[1] is not None:
             exc = _broker_cause(record.exc_info[1])
             if exc is not None:
@@ -160,6 +175,14 @@ def _worker_lost(exc: BaseException | None) -> bool:
     if isinstance(exc, ExceptionWithTraceback):
         exc = exc.exc
     return isinstance(exc, WorkerLostError)
+
+
+def _restarts_too_often(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is billiard's ``RestartFreqExceeded`` (Celery's consumer restarting in a
+    loop)."""
+    from billiard.exceptions import RestartFreqExceeded
+
+    return isinstance(exc, RestartFreqExceeded)
 
 
 def _broker_cause(exc: BaseException) -> BaseException | None:

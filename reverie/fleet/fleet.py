@@ -80,6 +80,7 @@ class Fleet:
         self._evictions = 0  # evictions seen and not yet rebuilt for
         self._may_evict: tuple[int, str] | None = None  # Redis's eviction settings, warned about
         self._next_evict_rebuild = 0.0  # monotonic time before which evictions wait
+        self._said_no_root = False  # the root's missing kind was reported
         #: Times this process found Redis had lost its data and rebuilt the due index.
         self.rebuilds = 0
 
@@ -310,8 +311,17 @@ class Fleet:
         period), report newly parked workspaces, claim the admitted due workspaces and ``send`` a
         job for each; returns their ids. Admission (`admission`, the claim, its reservation) is
         one dispatcher's at a time: one that finds another admitting sends nothing this tick."""
-        if self.kind is None:
-            return []  # nothing in the root yet
+        if self.kind is None:  # nothing in the root yet: said once, Redis not asked
+            if not self._said_no_root:
+                self._said_no_root = True
+                log.warning(
+                    "fleet: %s is not a fleet root yet (no workspace in it, no reverie-root.json): "
+                    "nothing to dispatch until a workspace is written there or reverie fleet "
+                    "--root %s init --kind scopes|plain",
+                    self.root,
+                    self.root,
+                )
+            return []
         if not self.heal():
             full = time.monotonic() >= self._next_full
             self.ingest_markers(full=full)

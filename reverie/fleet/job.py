@@ -243,10 +243,14 @@ def run_dream_job(
     try:
         return _leased(job, runtime)
     except redis.RedisError as exc:
+        # a lost connection or a timeout was tried again (redis-py's Retry); an answer refusing
+        # the write (OOM under maxmemory, READONLY, NOREPLICAS) was not: it is what Redis said
+        lost = isinstance(exc, (redis.ConnectionError, redis.TimeoutError))
+        failed = f"failed after {Coordinator.RETRIES} retries" if lost else "refused"
         reason = (
-            f"Redis failed ({_one_line(exc)}) after {Coordinator.RETRIES} retries; the job "
-            f"stops here and the workspace is sent again once its claim lapses (within "
-            f"{cfg.claim_seconds:g} s of Redis answering again)"
+            f"Redis {failed} ({_one_line(exc)}); the job stops here and the workspace is sent "
+            f"again once its claim lapses (within {cfg.claim_seconds:g} s of Redis taking "
+            "writes again)"
         )
         log.error("fleet: %s: %s", ws, reason)
         return JobOutcome(ws, "redis-error", reason, seconds=time.monotonic() - job.start)
