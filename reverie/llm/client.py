@@ -353,9 +353,7 @@ class ModelClient:
         if fault.kind == "malformed":
             call.malformed += 1
             if call.malformed > 1:
-                return ModelError(
-                    f"{name}: {text} (the same error twice; not retried again)"
-                )
+                return ModelError(f"{name}: {text} (the same error twice; not retried again)")
         return _Retryable(fault, text)
 
     def _give_up(self, call: _Call, state: RetryCallState) -> ModelResponse:
