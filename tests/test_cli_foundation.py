@@ -143,6 +143,7 @@ raise SystemExit(code)
 
 @pytest.mark.parametrize("args", [["init"], ["history", "append", "x"], ["history", "show"]])
 def test_foundation_commands_do_not_import_litellm(tmp_path, args):
+    (tmp_path / "ws").mkdir()  # `history show` names a folder that is no workspace (an error)
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run(
         [sys.executable, "-c", _IMPORTS, "-w", str(tmp_path / "ws"), *args],
