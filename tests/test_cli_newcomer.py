@@ -64,6 +64,14 @@ def without() -> Iterator[Callable[..., None]]:
     yield block
     sys.modules.clear()
     sys.modules.update(saved)
+    for name, module in saved.items():
+        # a module imported afresh was also set on its package (``reverie.ui``): put the saved one
+        # back there too, or a later test patching ``reverie.ui.serve_root`` patched the fresh
+        # module while the command read the saved one, and ran a real server forever
+        parent, _, child = name.rpartition(".")
+        held = vars(saved[parent]) if saved.get(parent) is not None else {}
+        if module is not None and child in held and held[child] is not module:
+            setattr(saved[parent], child, module)
 
 
 def test_ui_without_its_extra_names_the_install_command(tmp_path, without):
